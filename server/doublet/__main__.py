@@ -1,0 +1,3 @@
+from doublet.cli.main import main
+
+raise SystemExit(main())

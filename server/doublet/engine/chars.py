@@ -1,0 +1,168 @@
+"""Prose units: the characters a reader sees, folded so that disguises vanish.
+
+A character is folded by Unicode NFKC (full-width and compatibility forms
+become their plain form), case folding, and removal of diacritics (so composed
+and decomposed accents agree); what remains is kept only if it is a letter or a
+digit. Whitespace, punctuation (Western, Chinese and full-width alike) and
+symbols are dropped, which is what makes a copied passage match even when its
+line breaks, quotes or spacing changed. Chinese, Japanese and Korean text needs
+nothing more: each character is one unit.
+
+Folding is done with a per-code-point table filled lazily for the characters a
+text actually uses, so a document is folded by array lookups, not a Python
+loop per character.
+"""
+
+from __future__ import annotations
+
+import threading
+import unicodedata
+
+import numpy as np
+
+from doublet.engine.units import Units
+
+_BMP = 0x10000
+_UNSET = np.uint32(0xFFFFFFFF)
+_EXPANDS = np.uint32(0xFFFFFFFE)  # folds to more than one character
+_DROP = np.uint32(0)  # U+0000 never survives folding, so 0 can mean "dropped"
+_ASTRAL = _BMP  # table slot that marks "look this one up in the dict"
+
+_lock = threading.Lock()
+_table = np.full(_BMP + 1, _UNSET, dtype=np.uint32)
+_expansions: dict[int, tuple[int, ...]] = {}
+_astral: dict[int, tuple[int, ...]] = {}
+
+
+def fold_char(ch: str) -> str:
+    """The folded form of one character: zero, one or a few letters and digits."""
+    folded = unicodedata.normalize("NFKC", ch).casefold()
+    decomposed = unicodedata.normalize("NFD", folded)
+    if any(unicodedata.category(c) == "Mn" for c in decomposed):
+        kept = "".join(c for c in decomposed if unicodedata.category(c) != "Mn")
+        folded = unicodedata.normalize("NFC", kept)
+    return "".join(c for c in folded if unicodedata.category(c)[0] in "LN")
+
+
+def fold_text(text: str) -> str:
+    """Folded text as a string; for tests and for showing what matching sees."""
+    return "".join(fold_char(c) for c in text)
+
+
+def _fill(code_points: np.ndarray) -> None:
+    """Compute table entries for BMP code points not seen before."""
+    with _lock:
+        for cp in np.unique(code_points).tolist():
+            folded = fold_char(chr(cp))
+            if not folded:
+                _table[cp] = _DROP
+            elif len(folded) == 1:
+                _table[cp] = ord(folded)
+            else:
+                _expansions[cp] = tuple(ord(c) for c in folded)
+                _table[cp] = _EXPANDS
+
+
+def _astral_fold(cp: int) -> tuple[int, ...]:
+    folded = _astral.get(cp)
+    if folded is None:
+        folded = tuple(ord(c) for c in fold_char(chr(cp)))
+        _astral[cp] = folded
+    return folded
+
+
+def code_points(text: str) -> np.ndarray:
+    """The text as an array of code points (lone surrogates included)."""
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def char_units(text: str) -> Units:
+    """Fold ``text`` into one unit per surviving character."""
+    cps = code_points(text)
+    n = cps.shape[0]
+    if n == 0:
+        return Units.empty(0)
+    astral = cps >= _BMP
+    has_astral = bool(astral.any())
+    index = np.where(astral, _ASTRAL, cps) if has_astral else cps
+    folded = _table[index]
+    unknown = folded == _UNSET
+    if has_astral:
+        unknown &= ~astral
+    if unknown.any():
+        _fill(cps[unknown])
+        folded = _table[index]
+
+    special = folded == _EXPANDS
+    if has_astral:
+        special |= astral
+    if not special.any():
+        keep = np.flatnonzero(folded != _DROP)
+        symbols = folded[keep].astype(np.uint64)
+        starts = keep.astype(np.int64)
+        return Units(symbols, starts, starts + 1, n)
+    return _units_with_expansions(cps, folded, np.flatnonzero(special), n)
+
+
+def _units_with_expansions(
+    cps: np.ndarray, folded: np.ndarray, special: np.ndarray, n: int
+) -> Units:
+    """Slow path for the rare characters that fold to several (ß, ﬁ) or live outside the BMP."""
+    replacement: dict[int, tuple[int, ...]] = {}
+    counts = (folded != _DROP).astype(np.int64)
+    for pos in special.tolist():
+        cp = int(cps[pos])
+        parts = _astral_fold(cp) if cp >= _BMP else _expansions[cp]
+        replacement[pos] = parts
+        counts[pos] = len(parts)
+    origin = np.repeat(np.arange(n, dtype=np.int64), counts)
+    symbols = np.repeat(folded.astype(np.uint64), counts)
+    first = np.cumsum(counts) - counts
+    for pos, parts in replacement.items():
+        at = int(first[pos])
+        symbols[at : at + len(parts)] = parts
+    return Units(symbols, origin, origin + 1, n)
+
+
+def is_cjk(cp: int) -> bool:
+    """True for Han, kana and Hangul code points: scripts written without spaces."""
+    return (
+        0x3040 <= cp <= 0x30FF  # hiragana, katakana
+        or 0x3400 <= cp <= 0x4DBF  # Han extension A
+        or 0x4E00 <= cp <= 0x9FFF  # Han
+        or 0xAC00 <= cp <= 0xD7AF  # Hangul syllables
+        or 0xF900 <= cp <= 0xFAFF  # Han compatibility
+        or 0x20000 <= cp <= 0x3FFFF  # Han extensions B and later
+    )
+
+
+def cjk_mask(symbols: np.ndarray) -> np.ndarray:
+    """Vectorized :func:`is_cjk` over folded code points."""
+    s = symbols
+    return (
+        ((s >= 0x3040) & (s <= 0x30FF))
+        | ((s >= 0x3400) & (s <= 0x4DBF))
+        | ((s >= 0x4E00) & (s <= 0x9FFF))
+        | ((s >= 0xAC00) & (s <= 0xD7AF))
+        | ((s >= 0xF900) & (s <= 0xFAFF))
+        | ((s >= 0x20000) & (s <= 0x3FFFF))
+    )
+
+
+#: How many units one CJK character counts for in prose. A Chinese character
+#: carries about as much as a short English word, so counting it three times
+#: lets one set of thresholds serve English, Chinese and text that mixes them.
+CJK_WEIGHT = 3
+
+
+def weigh_cjk(units: Units, weight: int = CJK_WEIGHT) -> Units:
+    """Repeat every CJK unit ``weight`` times (each copy a distinct symbol)."""
+    cjk = cjk_mask(units.symbols)
+    if weight == 1 or not cjk.any():
+        return units
+    counts = np.where(cjk, weight, 1)
+    index = np.repeat(np.arange(len(units)), counts)
+    first = np.cumsum(counts) - counts
+    copy = (np.arange(index.shape[0]) - first[index]).astype(np.uint64)
+    symbols = units.symbols[index] | (copy << np.uint64(32))
+    return Units(symbols, units.starts[index], units.ends[index], units.text_length)

@@ -1,0 +1,61 @@
+"""Comparing two documents: their passages and what share of each they cover.
+
+Coverage and similarity are counted in units (letters and digits in prose,
+tokens in code), so layout, punctuation and comments weigh nothing:
+
+    a_coverage = units of A inside some passage / units of A
+    similarity = (covered units of A + covered units of B) / (units of A + units of B)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from doublet.engine.document import Document
+from doublet.engine.passages import AlignOptions, Passage, align, union_length
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """Passages between documents A and B with pair-level figures."""
+
+    a: Document
+    b: Document
+    passages: list[Passage]
+    a_covered: int
+    b_covered: int
+
+    @property
+    def a_coverage(self) -> float:
+        return self.a_covered / max(len(self.a.units), 1)
+
+    @property
+    def b_coverage(self) -> float:
+        return self.b_covered / max(len(self.b.units), 1)
+
+    @property
+    def similarity(self) -> float:
+        total = len(self.a.units) + len(self.b.units)
+        return (self.a_covered + self.b_covered) / max(total, 1)
+
+    @property
+    def longest(self) -> int:
+        """Length in units of the longest passage (0 if none)."""
+        return max((p.units for p in self.passages), default=0)
+
+
+def compare(a: Document, b: Document, options: AlignOptions | None = None) -> PairResult:
+    """All passages shared by two documents of the same mode."""
+    if a.mode.salt != b.mode.salt:
+        raise ValueError(
+            f"{a.name} ({a.mode.name}) and {b.name} ({b.mode.name}) are in different modes"
+        )
+    options = options or a.mode.alignment
+    passages = align(a.fingerprints, a.units, b.fingerprints, b.units, options)
+    return PairResult(
+        a,
+        b,
+        passages,
+        union_length([(p.a.first, p.a.stop) for p in passages]),
+        union_length([(p.b.first, p.b.stop) for p in passages]),
+    )

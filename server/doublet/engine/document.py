@@ -1,0 +1,45 @@
+"""A document as the engine sees it: decoded text, a mode, units and fingerprints.
+
+Units and fingerprints are derived from the text on first use and cached; they
+can be dropped (:meth:`Document.forget`) to save memory and recomputed later,
+because they are a pure function of text and mode.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from doublet.engine.fingerprints import Fingerprints, fingerprint
+from doublet.engine.modes import Mode
+from doublet.engine.units import Units
+
+
+@dataclass(eq=False)
+class Document:
+    """Text with the mode it is matched in; ``name`` is how reports refer to it."""
+
+    name: str
+    text: str
+    mode: Mode
+    _units: Units | None = field(default=None, repr=False)
+    _fingerprints: Fingerprints | None = field(default=None, repr=False)
+
+    @property
+    def units(self) -> Units:
+        if self._units is None:
+            self._units = self.mode.units(self.text, self.name)
+        return self._units
+
+    @property
+    def fingerprints(self) -> Fingerprints:
+        if self._fingerprints is None:
+            self._fingerprints = fingerprint(self.units, self.mode)
+        return self._fingerprints
+
+    def forget(self) -> None:
+        """Drop the units (the bulky part); fingerprints stay for the index."""
+        self._units = None
+
+    def line_of(self, offset: int) -> int:
+        """1-based line number of a code-point offset."""
+        return self.text.count("\n", 0, offset) + 1

@@ -1,0 +1,47 @@
+"""Fingerprints: the winnowed k-gram hashes of a document, with their positions.
+
+A fingerprint is the hash of the k units starting at ``position``; the set of
+fingerprints is small (density about 2 / (w + 1)) yet any shared run of at least
+``guarantee`` units shows up in both documents' sets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from doublet.engine.hashing import kgram_hashes
+from doublet.engine.modes import Mode
+from doublet.engine.units import Units
+from doublet.engine.winnowing import winnow
+
+
+@dataclass(frozen=True)
+class Fingerprints:
+    """Winnowed hashes and the unit index of the k-gram each one hashes."""
+
+    hashes: np.ndarray  # uint64
+    positions: np.ndarray  # int64, ascending
+    k: int
+
+    def __len__(self) -> int:
+        return int(self.hashes.shape[0])
+
+    @staticmethod
+    def empty(k: int) -> Fingerprints:
+        return Fingerprints(np.zeros(0, np.uint64), np.zeros(0, np.int64), k)
+
+
+def all_kgrams(units: Units, mode: Mode) -> np.ndarray:
+    """Hashes of every k-gram (not winnowed): for profiles and exact checks."""
+    return kgram_hashes(units.symbols, mode.k, mode.salt)
+
+
+def fingerprint(units: Units, mode: Mode) -> Fingerprints:
+    """Winnow the k-gram hashes of ``units`` with the mode's k and window."""
+    hashes = all_kgrams(units, mode)
+    if hashes.shape[0] == 0:
+        return Fingerprints.empty(mode.k)
+    positions = winnow(hashes, mode.window)
+    return Fingerprints(hashes[positions], positions, mode.k)

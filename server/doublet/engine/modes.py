@@ -1,0 +1,156 @@
+"""Modes: how a kind of text is cut into units, and the thresholds that suit it.
+
+A mode names a normalization and default thresholds in its own units. The user
+speaks in two lengths, as the winnowing paper does: the *noise* threshold (a
+shared run shorter than this is coincidence) and the *guarantee* threshold (a
+shared run at least this long is always found). The k-gram length and window
+follow: k = noise, w = guarantee - noise + 1.
+
+Documents are only compared with documents of the same mode: the mode's name
+salts every hash, so fingerprints of different modes never meet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import PurePath
+
+from doublet.engine.chars import char_units, weigh_cjk
+from doublet.engine.code import CODE_EXTENSIONS, code_units
+from doublet.engine.hashing import salt_of
+from doublet.engine.passages import AlignOptions
+from doublet.engine.units import Units
+from doublet.engine.words import word_units
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A normalization with its thresholds, all lengths counted in units."""
+
+    name: str
+    unit: str  # what one unit is, for messages: "characters", "words", "tokens"
+    noise: int  # k: shared runs shorter than this are ignored
+    guarantee: int  # t: shared runs this long are always found
+    min_length: int  # shortest passage reported
+    gap: int  # largest gap bridged inside one passage
+    anchor: int  # a passage must contain an exact run this long ...
+    min_seeds: int  # ... and this many distinct shared fingerprints
+    min_score: float = 0.2  # ... and this share of it must lie in exact runs
+    keep_comments: bool = False
+
+    def __post_init__(self) -> None:
+        if self.noise < 1:
+            raise ValueError(f"noise threshold must be at least 1 {self.unit}")
+        if self.guarantee < self.noise:
+            raise ValueError(
+                f"guarantee threshold ({self.guarantee}) must be at least the noise "
+                f"threshold ({self.noise})"
+            )
+        if self.min_length < 1:
+            raise ValueError("minimum passage length must be at least 1")
+
+    @property
+    def k(self) -> int:
+        return self.noise
+
+    @property
+    def window(self) -> int:
+        return self.guarantee - self.noise + 1
+
+    @property
+    def salt(self) -> int:
+        return salt_of(f"doublet/{self.name}/{self.keep_comments}")
+
+    @property
+    def alignment(self) -> AlignOptions:
+        return AlignOptions(
+            k=self.k,
+            gap=self.gap,
+            min_length=self.min_length,
+            anchor=min(self.anchor, self.min_length),
+            min_score=self.min_score,
+            min_seeds=self.min_seeds,
+        )
+
+    def with_thresholds(
+        self,
+        noise: int | None = None,
+        guarantee: int | None = None,
+        min_length: int | None = None,
+        gap: int | None = None,
+    ) -> Mode:
+        """A copy with some thresholds changed; the guarantee follows a raised noise."""
+        noise = self.noise if noise is None else noise
+        if guarantee is None:
+            guarantee = max(self.guarantee, noise)
+        return replace(
+            self,
+            noise=noise,
+            guarantee=guarantee,
+            min_length=self.min_length if min_length is None else min_length,
+            gap=self.gap if gap is None else gap,
+        )
+
+    def units(self, text: str, filename: str | None = None) -> Units:
+        """Cut ``text`` into this mode's units."""
+        return _NORMALIZERS[self.name](text, filename, self)
+
+
+def _chars(text: str, filename: str | None, mode: Mode) -> Units:
+    return weigh_cjk(char_units(text))
+
+
+def _words(text: str, filename: str | None, mode: Mode) -> Units:
+    return word_units(text)
+
+
+def _code(text: str, filename: str | None, mode: Mode) -> Units:
+    return code_units(text, filename=filename, keep_comments=mode.keep_comments)
+
+
+_NORMALIZERS: dict[str, Callable[[str, str | None, Mode], Units]] = {
+    "prose": _chars,
+    "words": _words,
+    "code": _code,
+}
+
+#: The built-in modes with their default thresholds.
+MODES: dict[str, Mode] = {
+    "prose": Mode(
+        "prose",
+        "characters",
+        noise=12,
+        guarantee=24,
+        min_length=80,
+        gap=200,
+        anchor=16,
+        min_seeds=5,
+    ),
+    "words": Mode(
+        "words", "words", noise=3, guarantee=6, min_length=15, gap=40, anchor=4, min_seeds=4
+    ),
+    "code": Mode(
+        "code", "tokens", noise=12, guarantee=24, min_length=40, gap=30, anchor=16, min_seeds=3
+    ),
+}
+
+MODE_NAMES = (*MODES, "auto")
+
+
+def mode_by_name(name: str) -> Mode:
+    try:
+        return MODES[name]
+    except KeyError:
+        raise ValueError(f"unknown mode {name!r}; choose one of {', '.join(MODE_NAMES)}") from None
+
+
+def detect_mode_name(filename: str | None) -> str:
+    """The mode a file gets when none is asked for: code by extension, else prose.
+
+    Prose covers Chinese, Japanese and Korean too (one character each, weighted),
+    so a document that mixes scripts still matches documents in either script.
+    """
+    if filename and PurePath(filename).suffix.lower() in CODE_EXTENSIONS:
+        return "code"
+    return "prose"

@@ -1,0 +1,293 @@
+"""Passages: shared fingerprints of two documents merged into matching ranges.
+
+Three steps turn seeds into passages a person can read:
+
+1. *Seeds.* Every fingerprint the two documents share is a seed: k units at
+   ``a`` in A equal k units at ``b`` in B.
+2. *Chains.* Seeds close to each other in both documents are chained, bridging
+   gaps of up to ``gap`` units, so a lightly edited paragraph (words changed,
+   inserted, deleted or moved within the passage) is one passage, not ten.
+3. *Exact runs.* Along each diagonal (``b - a``) that carries seeds, the units of
+   A and B are compared directly; the maximal equal runs around the seeds are
+   the passage's exact matches. They give its true edges (not just where the
+   first and last fingerprint happen to sit) and its score: the share of the
+   passage's units that belong to an exact run.
+
+Positions here are unit indices; :class:`Passage` also carries the original
+text offsets of both sides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from doublet.engine.fingerprints import Fingerprints
+    from doublet.engine.units import Units
+
+#: Seeds whose hash occurs this many times over in the two documents (counted as
+#: occurrences in A times occurrences in B) are repetitive filler, not evidence.
+MAX_SEED_PRODUCT = 64
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a passage: a range of units and the original text it spans."""
+
+    start: int  # code-point offset, inclusive
+    end: int  # code-point offset, exclusive
+    first: int  # first unit
+    stop: int  # one past the last unit
+
+    @property
+    def units(self) -> int:
+        return self.stop - self.first
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A range of A that matches a range of B."""
+
+    a: Side
+    b: Side
+    matched: int  # units of both sides inside exact runs
+    score: float  # matched / (units of a + units of b): 1.0 for a verbatim copy
+    longest_run: int  # the longest exact run, in units
+    seeds: int  # distinct shared fingerprints inside the passage
+
+    @property
+    def units(self) -> int:
+        """Length of the passage, the shorter of its two sides."""
+        return min(self.a.units, self.b.units)
+
+
+@dataclass(frozen=True)
+class AlignOptions:
+    """Thresholds of alignment, lengths in units.
+
+    A passage is reported when both its sides are at least ``min_length`` long,
+    at least ``min_score`` of it lies in exact runs, its longest exact run is at
+    least ``anchor`` long, and it holds at least ``min_seeds`` distinct shared
+    fingerprints. The last two tell reuse from topic: two pages about the same
+    hospital share its name many times over, but not many different phrases.
+    """
+
+    k: int
+    gap: int
+    min_length: int
+    anchor: int
+    min_score: float
+    min_seeds: int
+
+
+def shared_seeds(fa: Fingerprints, fb: Fingerprints) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every shared fingerprint as (position in A, position in B, hash), sorted by A then B."""
+    if len(fa) == 0 or len(fb) == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0, dtype=np.uint64)
+    order = np.argsort(fb.hashes, kind="stable")
+    sorted_b = fb.hashes[order]
+    lo = np.searchsorted(sorted_b, fa.hashes, side="left")
+    hi = np.searchsorted(sorted_b, fa.hashes, side="right")
+    count = hi - lo
+    _, inverse, repeats_a = np.unique(fa.hashes, return_inverse=True, return_counts=True)
+    count[repeats_a[inverse] * count > MAX_SEED_PRODUCT] = 0
+    total = int(count.sum())
+    if total == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0, dtype=np.uint64)
+    which_a = np.repeat(np.arange(len(fa)), count)
+    within = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+    which_b = order[np.repeat(lo, count) + within]
+    return fa.positions[which_a], fb.positions[which_b], fa.hashes[which_a]
+
+
+def chain_seeds(seeds_a: np.ndarray, seeds_b: np.ndarray, k: int, gap: int) -> list[list[int]]:
+    """Group seeds (sorted by A) into chains that advance together in A and B.
+
+    A seed joins the open chain whose front it is nearest to, if it lies at
+    most ``gap`` units past that front in A, and in B at most ``gap`` units past
+    the chain's last seed or a little (``k``) behind it, so that words moved a
+    short way stay in the passage while text repeated elsewhere does not.
+    """
+    chains: list[list[int]] = []
+    open_chains: list[list[int]] = []  # [a_end, b_last, b_end, index into chains]
+    for i, (a, b) in enumerate(zip(seeds_a.tolist(), seeds_b.tolist(), strict=True)):
+        best = None
+        best_cost = 3 * gap + 1
+        still_open = []
+        for chain in open_chains:
+            a_end, b_last, b_end, _ = chain
+            if a - a_end > gap:
+                continue  # seeds come in A order: this chain can grow no more
+            still_open.append(chain)
+            if b < b_last - k or b > b_end + gap:
+                continue
+            cost = max(0, a - a_end) + abs(b - (b_last + (a - (a_end - k))))
+            if cost < best_cost:
+                best, best_cost = chain, cost
+        open_chains = still_open
+        if best is None:
+            open_chains.append([a + k, b, b + k, len(chains)])
+            chains.append([i])
+        else:
+            best[0] = max(best[0], a + k)
+            best[1] = b
+            best[2] = max(best[2], b + k)
+            chains[best[3]].append(i)
+    return chains
+
+
+def _exact_runs(
+    ua: np.ndarray, ub: np.ndarray, seeds_a: np.ndarray, seeds_b: np.ndarray, k: int, reach: int
+) -> list[tuple[int, int, int]]:
+    """Maximal runs ``(a_start, a_stop, diagonal)`` where A equals B, around the seeds.
+
+    Along one diagonal the segment from ``reach`` units before the first seed to
+    ``reach`` after the last is compared at once; runs that contain a seed are kept.
+    """
+    runs: list[tuple[int, int, int]] = []
+    diagonals = seeds_b - seeds_a
+    order = np.lexsort((seeds_a, diagonals))
+    d_sorted = diagonals[order]
+    a_sorted = seeds_a[order]
+    cuts = np.flatnonzero(np.diff(d_sorted)) + 1
+    for group_a, d in zip(np.split(a_sorted, cuts), d_sorted[np.r_[0, cuts]].tolist(), strict=True):
+        lo = max(int(group_a[0]) - reach, 0, -d)
+        hi = min(int(group_a[-1]) + k + reach, ua.shape[0], ub.shape[0] - d)
+        if hi <= lo:
+            continue
+        equal = ua[lo:hi] == ub[lo + d : hi + d]
+        edges = np.diff(np.concatenate(([0], equal.view(np.int8), [0])))
+        starts = np.flatnonzero(edges == 1)
+        stops = np.flatnonzero(edges == -1)
+        # keep the runs that hold a seed: run containing seed position s has start <= s-lo
+        seed_at = group_a - lo
+        holder = np.searchsorted(starts, seed_at, side="right") - 1
+        inside = holder >= 0
+        inside[inside] = seed_at[inside] < stops[holder[inside]]
+        for r in np.unique(holder[inside]).tolist():
+            if stops[r] - starts[r] >= k:
+                runs.append((lo + int(starts[r]), lo + int(stops[r]), d))
+    return runs
+
+
+def union_length(intervals: list[tuple[int, int]]) -> int:
+    """Number of positions inside the union of half-open intervals."""
+    total = 0
+    end = -1
+    for start, stop in sorted(intervals):
+        if stop <= end:
+            continue
+        total += stop - max(start, end)
+        end = stop
+    return total
+
+
+def _box(runs: list[tuple[int, int, int]]) -> tuple[int, int, int, int]:
+    a0 = min(r[0] for r in runs)
+    a1 = max(r[1] for r in runs)
+    b0 = min(r[0] + r[2] for r in runs)
+    b1 = max(r[1] + r[2] for r in runs)
+    return a0, a1, b0, b1
+
+
+def _belong_together(earlier: list, later: list, gap: int, k: int) -> bool:
+    """Whether two boxes (``later`` starting no earlier in A) are one passage.
+
+    They are if they overlap in both documents, or if ``later`` follows
+    ``earlier`` within ``gap`` units in A and in B.
+    """
+    _, a1, b0, b1 = earlier[:4]
+    c0, _, d0, d1 = later[:4]
+    if c0 < a1 and d0 < b1 and b0 < d1:
+        return True
+    return c0 <= a1 + gap and b1 - k <= d0 <= b1 + gap
+
+
+def _merge_close(groups: list[list[tuple[int, int, int]]], gap: int, k: int) -> list[list]:
+    """Join groups of runs whose boxes belong to one passage, until none do."""
+    boxes = [[*_box(g), g] for g in groups if g]
+    changed = True
+    while changed and len(boxes) > 1:
+        changed = False
+        boxes.sort(key=lambda x: (x[0], x[2]))
+        merged: list[list] = []
+        for box in boxes:
+            for other in reversed(merged[-8:]):
+                if _belong_together(other, box, gap, k):
+                    other[0] = min(other[0], box[0])
+                    other[1] = max(other[1], box[1])
+                    other[2] = min(other[2], box[2])
+                    other[3] = max(other[3], box[3])
+                    other[4] = other[4] + box[4]
+                    changed = True
+                    break
+            else:
+                merged.append(box)
+        boxes = merged
+    return boxes
+
+
+def align(
+    fa: Fingerprints, ua: Units, fb: Fingerprints, ub: Units, options: AlignOptions
+) -> list[Passage]:
+    """Passages shared by A and B, ordered by their position in A."""
+    seeds_a, seeds_b, seed_hashes = shared_seeds(fa, fb)
+    if seeds_a.shape[0] == 0:
+        return []
+    k = options.k
+    reach = 2 * options.gap + k
+    groups = []
+    for members in chain_seeds(seeds_a, seeds_b, k, options.gap):
+        index = np.asarray(members)
+        groups.append(_exact_runs(ua.symbols, ub.symbols, seeds_a[index], seeds_b[index], k, reach))
+    passages = []
+    for a0, a1, b0, b1, runs in _merge_close(groups, options.gap, k):
+        if min(a1 - a0, b1 - b0) < options.min_length:
+            continue
+        matched = union_length([(r[0], r[1]) for r in runs]) + union_length(
+            [(r[0] + r[2], r[1] + r[2]) for r in runs]
+        )
+        score = matched / ((a1 - a0) + (b1 - b0))
+        longest_run = max(r[1] - r[0] for r in runs)
+        if score < options.min_score or longest_run < options.anchor:
+            continue
+        inside = (seeds_a >= a0) & (seeds_a < a1) & (seeds_b >= b0) & (seeds_b < b1)
+        seeds = int(np.unique(seed_hashes[inside]).size)
+        if seeds < options.min_seeds:
+            continue
+        side_a = Side(*ua.span(a0, a1), a0, a1)
+        side_b = Side(*ub.span(b0, b1), b0, b1)
+        passages.append(Passage(side_a, side_b, matched, round(score, 4), longest_run, seeds))
+    passages = _best_per_region(passages)
+    passages.sort(key=lambda p: (p.a.first, p.b.first))
+    return passages
+
+
+def _overlap(x0: int, x1: int, y0: int, y1: int) -> int:
+    return max(0, min(x1, y1) - max(x0, y0))
+
+
+def _best_per_region(passages: list[Passage]) -> list[Passage]:
+    """Where text repeats, keep for each region the passage that matches it best.
+
+    A paragraph that occurs twice in B matches A's copy twice; reporting the
+    stronger match once is what a reader wants (and what keeps one reuse from
+    counting as two).
+    """
+    kept: list[Passage] = []
+    for p in sorted(passages, key=lambda p: -p.matched):
+        clash = False
+        for q in kept:
+            if _overlap(p.a.first, p.a.stop, q.a.first, q.a.stop) * 2 > p.a.units or (
+                _overlap(p.b.first, p.b.stop, q.b.first, q.b.stop) * 2 > p.b.units
+            ):
+                clash = True
+                break
+        if not clash:
+            kept.append(p)
+    return kept

@@ -1,0 +1,80 @@
+"""Robust winnowing (Schleimer, Wilkerson and Aiken, 2003), vectorized.
+
+Of every window of ``w`` consecutive k-gram hashes the minimum is kept, the
+rightmost one on ties; robust winnowing prefers, on ties, the hash already
+chosen for the previous window, which keeps runs of repeated text ("aaaa…",
+tables of numbers in code) from producing a fingerprint per position. Any
+substring shared by two documents that spans at least ``w`` k-grams (``w + k - 1``
+units) yields at least one shared fingerprint.
+
+Window minima are computed with the van Herk / Gil-Werman block scheme (prefix
+and suffix minima of blocks of length ``w``), so the work is a few array passes
+whatever ``w`` is. Position and hash are packed into one 64-bit key: the top 32
+bits of the hash decide, and the complement of the position breaks ties towards
+the right. Only windows with a tie need the robust rule, and those are handled
+one by one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_LOW = np.uint64(0xFFFFFFFF)
+_HIGH = np.uint64(0xFFFFFFFF00000000)
+_MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def sliding_min(values: np.ndarray, w: int) -> np.ndarray:
+    """Minimum of every window ``values[i : i + w]`` (van Herk / Gil-Werman)."""
+    n = values.shape[0]
+    if n < w:
+        raise ValueError("fewer values than the window")
+    pad = (-n) % w
+    padded = np.concatenate([values, np.full(pad, _MAX, dtype=values.dtype)]) if pad else values
+    blocks = padded.reshape(-1, w)
+    prefix = np.minimum.accumulate(blocks, axis=1).ravel()
+    suffix = np.minimum.accumulate(blocks[:, ::-1], axis=1)[:, ::-1].ravel()
+    m = n - w + 1
+    return np.minimum(suffix[:m], prefix[w - 1 : w - 1 + m])
+
+
+def winnow(hashes: np.ndarray, w: int) -> np.ndarray:
+    """Positions (indices into ``hashes``) of the fingerprints kept, ascending.
+
+    A document with fewer than ``w`` k-grams is one window: its minimum is kept.
+    """
+    if w < 1:
+        raise ValueError("w must be at least 1")
+    n = hashes.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    if n >= 1 << 32:
+        raise ValueError("document too long to winnow (2^32 k-grams)")
+    if w == 1:
+        return np.arange(n, dtype=np.int64)
+    w = min(w, n)
+    positions = np.arange(n, dtype=np.uint64)
+    high = hashes & _HIGH
+    rightmost_keys = sliding_min(high | (_LOW - positions), w)
+    rightmost = (_LOW - (rightmost_keys & _LOW)).astype(np.int64)
+    leftmost = (sliding_min(high | positions, w) & _LOW).astype(np.int64)
+
+    chosen = rightmost
+    tied = np.flatnonzero(leftmost != rightmost)
+    if tied.size:
+        chosen = rightmost.copy()
+        _prefer_previous_on_ties(chosen, high, tied)
+    keep = np.empty(chosen.shape[0], dtype=bool)
+    keep[0] = True
+    np.not_equal(chosen[1:], chosen[:-1], out=keep[1:])
+    return chosen[keep]
+
+
+def _prefer_previous_on_ties(chosen: np.ndarray, high: np.ndarray, tied: np.ndarray) -> None:
+    """Robust rule: on a tie for the minimum, keep the previous choice while it is in the window."""
+    for i in tied.tolist():
+        if i == 0:
+            continue
+        previous = chosen[i - 1]
+        if previous >= i and high[previous] == high[chosen[i]]:
+            chosen[i] = previous

@@ -1,0 +1,64 @@
+"""Word units: prose seen as a sequence of words instead of characters.
+
+Words are the runs of folded letters and digits between dropped characters
+(spaces, punctuation). Text without spaces (Chinese, Japanese) has no visible
+word boundaries, so each CJK character is a word of its own here; the SimHash
+measure segments Chinese with jieba instead, where real words matter.
+
+A word's symbol is a 64-bit hash of its folded characters, computed for all
+words at once with a positional sum (``np.add.reduceat``), not word by word.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+import numpy as np
+
+from doublet.engine.chars import char_units, cjk_mask
+from doublet.engine.hashing import mix64
+from doublet.engine.units import Units
+
+
+def word_boundaries(chars: Units) -> np.ndarray:
+    """Index of the first character unit of every word, ascending."""
+    n = len(chars)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = chars.starts
+    new_word = np.ones(n, dtype=bool)
+    # A word continues while characters are adjacent in the original text (or
+    # come from the same character, as the two letters of "ß" do).
+    gap = starts[1:] - starts[:-1]
+    new_word[1:] = gap > 1
+    cjk = cjk_mask(chars.symbols)
+    new_word |= cjk
+    new_word[1:] |= cjk[:-1]
+    return np.flatnonzero(new_word)
+
+
+def word_units(text: str) -> Units:
+    """One unit per word, spanning the word in the original text."""
+    chars = char_units(text)
+    if len(chars) == 0:
+        return Units.empty(chars.text_length)
+    first = word_boundaries(chars)
+    lengths = np.diff(np.append(first, len(chars)))
+    word_of_char = np.repeat(np.arange(first.shape[0]), lengths)
+    place = np.arange(len(chars)) - first[word_of_char]
+    with np.errstate(over="ignore"):
+        keyed = mix64(chars.symbols ^ (place.astype(np.uint64) << np.uint64(40)))
+        symbols = mix64(np.add.reduceat(keyed, first) + lengths.astype(np.uint64))
+    last = first + lengths - 1
+    return Units(symbols, chars.starts[first], chars.ends[last], chars.text_length)
+
+
+def word_strings(text: str) -> list[str]:
+    """The folded words of ``text`` as strings (for measures that weigh words)."""
+    chars = char_units(text)
+    if len(chars) == 0:
+        return []
+    first = word_boundaries(chars)
+    folded = "".join(map(chr, chars.symbols.tolist()))
+    bounds = [*first.tolist(), len(chars)]
+    return [folded[a:b] for a, b in pairwise(bounds)]
