@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from doublet.engine.document import Document
+from doublet.engine.fingerprints import Fingerprints
 from doublet.engine.passages import AlignOptions, Passage, align, union_length
 
 
@@ -40,18 +41,28 @@ class PairResult:
 
     @property
     def longest(self) -> int:
-        """Length in units of the longest passage (0 if none)."""
-        return max((p.units for p in self.passages), default=0)
+        """Length in characters (of A's text) of the longest passage, 0 if none."""
+        return max((p.a.end - p.a.start for p in self.passages), default=0)
 
 
-def compare(a: Document, b: Document, options: AlignOptions | None = None) -> PairResult:
-    """All passages shared by two documents of the same mode."""
+def compare(
+    a: Document,
+    b: Document,
+    options: AlignOptions | None = None,
+    fingerprints: tuple[Fingerprints, Fingerprints] | None = None,
+) -> PairResult:
+    """All passages shared by two documents of the same mode.
+
+    ``fingerprints`` replaces the documents' own (a scan passes them with
+    boilerplate removed).
+    """
     if a.mode.salt != b.mode.salt:
         raise ValueError(
             f"{a.name} ({a.mode.name}) and {b.name} ({b.mode.name}) are in different modes"
         )
     options = options or a.mode.alignment
-    passages = align(a.fingerprints, a.units, b.fingerprints, b.units, options)
+    fa, fb = fingerprints or (a.fingerprints, b.fingerprints)
+    passages = align(fa, a.units, fb, b.units, options)
     return PairResult(
         a,
         b,

@@ -198,14 +198,15 @@ def _box(runs: list[tuple[int, int, int]]) -> tuple[int, int, int, int]:
 def _belong_together(earlier: list, later: list, gap: int, k: int) -> bool:
     """Whether two boxes (``later`` starting no earlier in A) are one passage.
 
-    They are if they overlap in both documents, or if ``later`` follows
-    ``earlier`` within ``gap`` units in A and in B.
+    They are if ``later`` follows ``earlier`` within ``gap`` units in A and B,
+    or if they touch in A (within ``k``) and overlap in B: sentences swapped
+    inside a paragraph leave the two parts side by side in A but interleaved in B.
     """
     _, a1, b0, b1 = earlier[:4]
     c0, _, d0, d1 = later[:4]
-    if c0 < a1 and d0 < b1 and b0 < d1:
-        return True
-    return c0 <= a1 + gap and b1 - k <= d0 <= b1 + gap
+    follows = c0 <= a1 + gap and b1 - k <= d0 <= b1 + gap
+    interleaved = c0 <= a1 + k and d0 < b1 and b0 < d1
+    return follows or interleaved
 
 
 def _merge_close(groups: list[list[tuple[int, int, int]]], gap: int, k: int) -> list[list]:

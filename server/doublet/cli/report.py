@@ -1,0 +1,226 @@
+"""Reports: scan and compare results as JSON-ready data, text, CSV and a matrix.
+
+The JSON shape is documented in docs/cli.md and kept stable; the text and CSV
+renderings are made from the same data, so every format says the same thing.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Sequence
+
+from doublet.engine.comparison import PairResult
+from doublet.engine.document import Document
+from doublet.engine.passages import Passage, Side
+from doublet.sources import Skipped
+
+VERBATIM_SCORE = 0.99
+
+
+def passage_kind(passage: Passage) -> str:
+    """A word for how a passage matches: verbatim when (almost) all of it is exact."""
+    return "verbatim" if passage.score >= VERBATIM_SCORE else "edited"
+
+
+def _side(document: Document, side: Side) -> dict:
+    return {
+        "start": side.start,
+        "end": side.end,
+        "line": document.line_of(side.start),
+        "end_line": document.line_of(max(side.start, side.end - 1)),
+    }
+
+
+def documents_data(documents: Sequence[Document]) -> list[dict]:
+    return [
+        {"id": i, "path": d.name, "chars": len(d.text), "mode": d.mode.name}
+        for i, d in enumerate(documents)
+    ]
+
+
+def pair_data(result: PairResult, ids: dict[int, int]) -> dict:
+    return {
+        "a": ids[id(result.a)],
+        "b": ids[id(result.b)],
+        "similarity": round(result.similarity, 4),
+        "a_coverage": round(result.a_coverage, 4),
+        "b_coverage": round(result.b_coverage, 4),
+        "longest": result.longest,
+        "passages": [
+            {
+                "a": _side(result.a, p.a),
+                "b": _side(result.b, p.b),
+                "score": p.score,
+                "kind": passage_kind(p),
+            }
+            for p in result.passages
+        ],
+    }
+
+
+def scan_data(
+    documents: Sequence[Document], results: Sequence[PairResult], skipped: Sequence[Skipped]
+) -> dict:
+    ids = {id(d): i for i, d in enumerate(documents)}
+    return {
+        "documents": documents_data(documents),
+        "pairs": [pair_data(r, ids) for r in results],
+        "skipped": [{"path": s.path, "reason": s.reason} for s in skipped],
+    }
+
+
+def compare_data(result: PairResult, measures: dict[str, float]) -> dict:
+    documents = [result.a, result.b]
+    data = {"documents": documents_data(documents)}
+    data.update(pair_data(result, {id(result.a): 0, id(result.b): 1}))
+    data["measures"] = {k: round(v, 4) if isinstance(v, float) else v for k, v in measures.items()}
+    return data
+
+
+def excerpt(text: str, start: int, end: int, width: int = 72) -> str:
+    """The passage on one line, middle elided when long."""
+    flat = re.sub(r"\s+", " ", text[start:end]).strip()
+    if len(flat) <= width:
+        return flat
+    head = width * 3 // 5
+    tail = width - head - 3
+    return f"{flat[:head].rstrip()} … {flat[-tail:].lstrip()}"
+
+
+def _lines(side: dict) -> str:
+    if side["line"] == side["end_line"]:
+        return f"line {side['line']}"
+    return f"lines {side['line']}–{side['end_line']}"
+
+
+def _percent(value: float) -> str:
+    return f"{100 * value:.0f}%"
+
+
+def render_pairs_text(documents: Sequence[Document], data: dict) -> str:
+    out = io.StringIO()
+    pairs = data["pairs"]
+    if not pairs:
+        out.write("No pair of documents shares a passage above the thresholds.\n")
+        return out.getvalue()
+    for rank, pair in enumerate(pairs, 1):
+        a, b = documents[pair["a"]], documents[pair["b"]]
+        count = len(pair["passages"])
+        out.write(
+            f"{rank}. {a.name}  ~  {b.name}\n"
+            f"   similarity {_percent(pair['similarity'])} · covers {_percent(pair['a_coverage'])}"
+            f" of A, {_percent(pair['b_coverage'])} of B · longest passage {pair['longest']}"
+            f" characters · {count} passage{'s' if count != 1 else ''}\n"
+        )
+        for passage in pair["passages"]:
+            pa, pb = passage["a"], passage["b"]
+            out.write(
+                f"   - A {_lines(pa)}  ~  B {_lines(pb)}  ({passage['kind']},"
+                f" score {passage['score']:.2f})\n"
+                f"       A: {excerpt(a.text, pa['start'], pa['end'])}\n"
+                f"       B: {excerpt(b.text, pb['start'], pb['end'])}\n"
+            )
+        out.write("\n")
+    return out.getvalue()
+
+
+def render_summary(data: dict, seconds: float) -> str:
+    documents = data["documents"]
+    modes: dict[str, int] = {}
+    for d in documents:
+        modes[d["mode"]] = modes.get(d["mode"], 0) + 1
+    parts = ", ".join(f"{n} {m}" for m, n in sorted(modes.items()))
+    skipped = f"; {len(data['skipped'])} skipped" if data["skipped"] else ""
+    pairs = len(data["pairs"])
+    return (
+        f"Scanned {len(documents)} documents ({parts or 'none'}){skipped} in {seconds:.2f} s:"
+        f" {pairs} pair{'s' if pairs != 1 else ''} share passages.\n"
+    )
+
+
+def render_pairs_csv(documents: Sequence[Document], data: dict) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(
+        ["a", "b", "similarity", "a_coverage", "b_coverage", "longest", "passages"]
+    )
+    for pair in data["pairs"]:
+        writer.writerow(
+            [
+                documents[pair["a"]].name,
+                documents[pair["b"]].name,
+                pair["similarity"],
+                pair["a_coverage"],
+                pair["b_coverage"],
+                pair["longest"],
+                len(pair["passages"]),
+            ]
+        )
+    return out.getvalue()
+
+
+def similarity_matrix(count: int, data: dict) -> list[list[float]]:
+    """Symmetric matrix of pair similarities (1.0 on the diagonal, 0.0 where nothing matched)."""
+    matrix = [[1.0 if i == j else 0.0 for j in range(count)] for i in range(count)]
+    for pair in data["pairs"]:
+        matrix[pair["a"]][pair["b"]] = matrix[pair["b"]][pair["a"]] = pair["similarity"]
+    return matrix
+
+
+def render_matrix_text(documents: Sequence[Document], data: dict, highlight: bool) -> str:
+    """The seeds' view: every document against every other, matches marked."""
+    matrix = similarity_matrix(len(documents), data)
+    out = io.StringIO()
+    for i, d in enumerate(documents):
+        out.write(f"[{i + 1:>2}] {d.name}\n")
+    out.write("\n     " + "".join(f"{j + 1:>5}" for j in range(len(documents))) + "\n")
+    for i, row in enumerate(matrix):
+        cells = []
+        for j, value in enumerate(row):
+            if i == j:
+                cells.append(f"{'—':>5}")
+                continue
+            cell = f"{100 * value:>4.0f}%" if value else f"{'·':>5}"
+            if value and highlight:
+                cell = f"\033[31m{cell}\033[0m"
+            cells.append(cell)
+        out.write(f"[{i + 1:>2}] " + "".join(cells) + "\n")
+    out.write("\nCells: similarity of the two documents (· = no shared passage).\n")
+    return out.getvalue()
+
+
+def render_matrix_csv(documents: Sequence[Document], data: dict) -> str:
+    matrix = similarity_matrix(len(documents), data)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["", *(d.name for d in documents)])
+    for d, row in zip(documents, matrix, strict=True):
+        writer.writerow([d.name, *(round(v, 4) for v in row)])
+    return out.getvalue()
+
+
+def render_compare_text(data: dict, documents: Sequence[Document]) -> str:
+    a, b = documents
+    out = io.StringIO()
+    out.write(f"A: {a.name} ({len(a.text)} characters, {a.mode.name} mode)\n")
+    out.write(f"B: {b.name} ({len(b.text)} characters, {b.mode.name} mode)\n\n")
+    out.write(
+        f"similarity {_percent(data['similarity'])} · covers {_percent(data['a_coverage'])}"
+        f" of A, {_percent(data['b_coverage'])} of B · longest passage {data['longest']}"
+        " characters\n"
+    )
+    if data["passages"]:
+        out.write(f"\n{len(data['passages'])} passage(s):\n")
+        pair_only = {"pairs": [dict(data, a=0, b=1)]}
+        listing = render_pairs_text(documents, pair_only).split("\n", 2)[2]
+        out.write(listing)
+    else:
+        out.write("\nNo shared passage above the thresholds.\n\n")
+    out.write("Document measures:\n")
+    for name, value in data["measures"].items():
+        shown = f"{value}" if isinstance(value, int) else f"{value:.3f}"
+        out.write(f"  {name:<18}{shown}\n")
+    return out.getvalue()
+
