@@ -18,6 +18,7 @@ cp1252, so they are decoded UTF-8 first, cp1252 otherwise.
 from __future__ import annotations
 
 import csv
+import gzip
 import os
 import shutil
 import tarfile
@@ -238,3 +239,49 @@ def _cp1252_or_none(byte: int) -> str | None:
 
 
 _C1_AS_CP1252 = {b: c for b in range(0x80, 0xA0) if (c := _cp1252_or_none(b)) is not None}
+
+
+# --- Novels ---------------------------------------------------------------------------
+
+NOVEL_CHUNK = 20_000
+
+
+def novel_files() -> list[Path]:
+    """The gzipped novels in file-name order (the order ANCHORS.md used)."""
+    folder = data_dir() / "novels"
+    if not folder.is_dir():
+        raise DataUnavailable(f"{folder} not found")
+    return sorted(folder.glob("*.txt.gz"))
+
+
+def chunk_text(text: str, size: int = NOVEL_CHUNK) -> list[str]:
+    """Cut text at a newline (else a space) into pieces of at most ``size`` characters."""
+    pieces = []
+    start = 0
+    while start < len(text):
+        stop = min(start + size, len(text))
+        if stop < len(text):
+            cut = text.rfind("\n", start + 1, stop)
+            if cut <= start:
+                cut = text.rfind(" ", start + 1, stop)
+            if cut > start:
+                stop = cut + 1
+        pieces.append(text[start:stop])
+        start = stop
+    return pieces
+
+
+def novel_chunks(count: int) -> Path:
+    """A folder of the first ``count`` novels cut into ~20 KB documents (made once, cached)."""
+    folder = CACHE_DIR / f"novels-{count}"
+    done = folder / ".complete"
+    if done.exists():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    for novel in novel_files()[:count]:
+        text = gzip.decompress(novel.read_bytes()).decode("utf-8", errors="replace")
+        stem = novel.name.removesuffix(".txt.gz")
+        for i, piece in enumerate(chunk_text(text)):
+            (folder / f"{stem}-{i:04d}.txt").write_text(piece, encoding="utf-8")
+    done.touch()
+    return folder

@@ -157,8 +157,10 @@ CJK_WEIGHT = 3
 
 def weigh_cjk(units: Units, weight: int = CJK_WEIGHT) -> Units:
     """Repeat every CJK unit ``weight`` times (each copy a distinct symbol)."""
+    if weight == 1 or len(units) == 0 or units.symbols.max() < 0x3040:
+        return units
     cjk = cjk_mask(units.symbols)
-    if weight == 1 or not cjk.any():
+    if not cjk.any():
         return units
     counts = np.where(cjk, weight, 1)
     index = np.repeat(np.arange(len(units)), counts)

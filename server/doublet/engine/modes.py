@@ -66,6 +66,7 @@ class Mode:
     def alignment(self) -> AlignOptions:
         return AlignOptions(
             k=self.k,
+            window=self.window,
             gap=self.gap,
             min_length=self.min_length,
             anchor=min(self.anchor, self.min_length),

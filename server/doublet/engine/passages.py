@@ -76,33 +76,83 @@ class AlignOptions:
     """
 
     k: int
+    window: int
     gap: int
     min_length: int
     anchor: int
     min_score: float
     min_seeds: int
 
+    @property
+    def reach(self) -> int:
+        """Farthest two consecutive seeds of one passage can be apart (in either document).
 
-def shared_seeds(fa: Fingerprints, fb: Fingerprints) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        Inside an exact run the winnowing guarantee puts a seed in every window;
+        between runs a gap of at most ``gap`` is bridged.
+        """
+        return self.gap + self.k + 2 * self.window
+
+
+def shared_seeds(
+    fa: Fingerprints, fb: Fingerprints
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every shared fingerprint as (position in A, position in B, hash), sorted by A then B."""
+    empty = np.zeros(0, dtype=np.int64)
     if len(fa) == 0 or len(fb) == 0:
-        empty = np.zeros(0, dtype=np.int64)
         return empty, empty, np.zeros(0, dtype=np.uint64)
-    order = np.argsort(fb.hashes, kind="stable")
-    sorted_b = fb.hashes[order]
-    lo = np.searchsorted(sorted_b, fa.hashes, side="left")
-    hi = np.searchsorted(sorted_b, fa.hashes, side="right")
+    order_a, sorted_a = fa.by_hash
+    order_b, sorted_b = fb.by_hash
+    lo = np.searchsorted(sorted_b, sorted_a, side="left")
+    hi = np.searchsorted(sorted_b, sorted_a, side="right")
     count = hi - lo
-    _, inverse, repeats_a = np.unique(fa.hashes, return_inverse=True, return_counts=True)
-    count[repeats_a[inverse] * count > MAX_SEED_PRODUCT] = 0
+    if not count.any():
+        return empty, empty, np.zeros(0, dtype=np.uint64)
+    # occurrences of the same hash in A: sorted_a is grouped, so count runs
+    run_start = np.r_[True, sorted_a[1:] != sorted_a[:-1]]
+    run_id = np.cumsum(run_start) - 1
+    repeats_a = np.bincount(run_id)[run_id]
+    count[repeats_a * count > MAX_SEED_PRODUCT] = 0
     total = int(count.sum())
     if total == 0:
-        empty = np.zeros(0, dtype=np.int64)
         return empty, empty, np.zeros(0, dtype=np.uint64)
-    which_a = np.repeat(np.arange(len(fa)), count)
+    which_a = np.repeat(np.arange(sorted_a.shape[0]), count)
     within = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
-    which_b = order[np.repeat(lo, count) + within]
-    return fa.positions[which_a], fb.positions[which_b], fa.hashes[which_a]
+    which_b = np.repeat(lo, count) + within
+    at_a = fa.positions[order_a[which_a]]
+    at_b = fb.positions[order_b[which_b]]
+    order = np.lexsort((at_b, at_a))
+    return at_a[order], at_b[order], sorted_a[which_a][order]
+
+
+def _clustered(positions: np.ndarray, reach: int, min_seeds: int) -> np.ndarray:
+    """Mask of positions that have ``min_seeds`` distinct positions within ``reach`` steps."""
+    order = np.argsort(positions, kind="stable")
+    sorted_at = positions[order]
+    step = np.diff(sorted_at)
+    cluster = np.cumsum(np.r_[True, step > reach]) - 1
+    distinct = np.bincount(cluster, weights=np.r_[True, step != 0])
+    mask = np.empty(positions.shape[0], dtype=bool)
+    mask[order] = distinct[cluster] >= min_seeds
+    return mask
+
+
+def dense_seeds(seeds_a: np.ndarray, seeds_b: np.ndarray, reach: int, min_seeds: int) -> np.ndarray:
+    """Mask of the seeds that can belong to a passage: clustered in A and in B.
+
+    A passage's seeds lie within ``reach`` of each other in both documents, so
+    a seed with too few others near it in either document is chance.
+    """
+    keep = np.ones(seeds_a.shape[0], dtype=bool)
+    while True:
+        index = np.flatnonzero(keep)
+        if index.shape[0] == 0:
+            return keep
+        ok = _clustered(seeds_a[index], reach, min_seeds) & _clustered(
+            seeds_b[index], reach, min_seeds
+        )
+        if ok.all():
+            return keep
+        keep[index[~ok]] = False
 
 
 def chain_seeds(seeds_a: np.ndarray, seeds_b: np.ndarray, k: int, gap: int) -> list[list[int]]:
@@ -238,6 +288,8 @@ def align(
 ) -> list[Passage]:
     """Passages shared by A and B, ordered by their position in A."""
     seeds_a, seeds_b, seed_hashes = shared_seeds(fa, fb)
+    keep = dense_seeds(seeds_a, seeds_b, options.reach, options.min_seeds)
+    seeds_a, seeds_b, seed_hashes = seeds_a[keep], seeds_b[keep], seed_hashes[keep]
     if seeds_a.shape[0] == 0:
         return []
     k = options.k

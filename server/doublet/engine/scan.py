@@ -31,7 +31,7 @@ MIN_MAX_DOCS = 10
 class Candidate:
     a: int  # index of the first document (a < b)
     b: int
-    shared: int  # distinct fingerprints the two share
+    shared: int  # shared fingerprints (counted per pair of positions)
 
 
 def default_max_docs(documents: int) -> int:
@@ -39,53 +39,98 @@ def default_max_docs(documents: int) -> int:
     return max(MIN_MAX_DOCS, int(np.ceil(DEFAULT_MAX_DOCS_SHARE * documents)))
 
 
-def _distinct_postings(fingerprints: Sequence[Fingerprints]) -> tuple[np.ndarray, np.ndarray]:
-    """(hash, document) with each pair once, sorted by hash then document."""
-    sizes = [len(f) for f in fingerprints]
-    if sum(sizes) == 0:
-        return np.zeros(0, np.uint64), np.zeros(0, np.int64)
-    hashes = np.concatenate([f.hashes for f in fingerprints])
-    docs = np.repeat(np.arange(len(fingerprints), dtype=np.int64), sizes)
-    order = np.lexsort((docs, hashes))
-    hashes, docs = hashes[order], docs[order]
-    first = np.ones(hashes.shape[0], dtype=bool)
-    first[1:] = (hashes[1:] != hashes[:-1]) | (docs[1:] != docs[:-1])
-    return hashes[first], docs[first]
+@dataclass(frozen=True)
+class Postings:
+    """Every fingerprint of a collection, sorted by hash, then document, then position.
 
+    This is the inverted index of a scan: the postings of one hash are
+    contiguous, so per-hash figures come from ``np.add.reduceat``.
+    """
 
-def boilerplate(fingerprints: Sequence[Fingerprints], max_docs: int) -> np.ndarray:
-    """Hashes that occur in more than ``max_docs`` documents (sorted)."""
-    hashes, _ = _distinct_postings(fingerprints)
-    if hashes.shape[0] == 0:
-        return hashes
-    starts = np.flatnonzero(np.r_[True, hashes[1:] != hashes[:-1]])
-    counts = np.diff(np.r_[starts, hashes.shape[0]])
-    return hashes[starts[counts > max_docs]]
+    hashes: np.ndarray
+    docs: np.ndarray
+    positions: np.ndarray
+    starts: np.ndarray  # where each distinct hash begins
+    counts: np.ndarray  # postings per distinct hash
+    documents: np.ndarray  # distinct documents per distinct hash
+
+    @staticmethod
+    def of(fingerprints: Sequence[Fingerprints]) -> Postings:
+        sizes = [len(f) for f in fingerprints]
+        hashes = np.concatenate([f.hashes for f in fingerprints] or [np.zeros(0, np.uint64)])
+        docs = np.repeat(np.arange(len(fingerprints), dtype=np.int64), sizes)
+        positions = np.concatenate(
+            [f.positions for f in fingerprints] or [np.zeros(0, np.int64)]
+        )
+        order = np.lexsort((positions, docs, hashes))
+        hashes, docs, positions = hashes[order], docs[order], positions[order]
+        if hashes.shape[0] == 0:
+            nothing = np.zeros(0, np.int64)
+            return Postings(hashes, docs, positions, nothing, nothing, nothing)
+        new_hash = np.r_[True, hashes[1:] != hashes[:-1]]
+        starts = np.flatnonzero(new_hash)
+        counts = np.diff(np.r_[starts, hashes.shape[0]])
+        new_doc = new_hash | np.r_[True, docs[1:] != docs[:-1]]
+        documents = np.add.reduceat(new_doc.astype(np.int64), starts)
+        return Postings(hashes, docs, positions, starts, counts, documents)
+
+    def boilerplate(self, max_docs: int) -> np.ndarray:
+        """Hashes found in more than ``max_docs`` documents (sorted)."""
+        return self.hashes[self.starts[self.documents > max_docs]]
 
 
 def candidate_pairs(
-    fingerprints: Sequence[Fingerprints], max_docs: int, min_shared: int
+    postings: Postings, n: int, max_docs: int, min_seeds: int, reach: int
 ) -> list[Candidate]:
-    """Pairs of documents sharing at least ``min_shared`` distinct non-boilerplate fingerprints."""
-    hashes, docs = _distinct_postings(fingerprints)
-    if hashes.shape[0] == 0:
-        return []
-    starts = np.flatnonzero(np.r_[True, hashes[1:] != hashes[:-1]])
-    counts = np.diff(np.r_[starts, hashes.shape[0]])
-    n = len(fingerprints)
-    keys = []
-    for size in np.unique(counts[(counts >= 2) & (counts <= max_docs)]).tolist():
-        group_starts = starts[counts == size]
-        members = docs[group_starts[:, None] + np.arange(size)]  # one row per hash, docs ascending
+    """Pairs that could hold a passage: ``min_seeds`` shared fingerprints close together.
+
+    A passage's seeds lie at most ``reach`` units apart in A (gaps are bridged
+    only that far), so a pair whose shared fingerprints are scattered — common
+    phrases of two novels — is dropped here without aligning it.
+    """
+    counts, starts, docs = postings.counts, postings.starts, postings.docs
+    useful = (postings.documents >= 2) & (postings.documents <= max_docs)
+    useful &= counts <= 4 * max_docs  # a hash repeated within documents is filler
+    # Each shared fingerprint of a pair becomes one int64: pair key in the high
+    # bits, position in A in the low 32, so one in-place sort groups pairs and
+    # orders their seeds without index arrays.
+    parts = []
+    for size in np.unique(counts[useful]).tolist():
+        rows = starts[useful & (counts == size)][:, None] + np.arange(size)
         left, right = np.triu_indices(size, 1)
-        keys.append((members[:, left] * n + members[:, right]).ravel())
-    if not keys:
+        doc_a, doc_b = docs[rows[:, left]], docs[rows[:, right]]
+        different = doc_a != doc_b  # rows are sorted by document, so doc_a <= doc_b
+        key = doc_a[different] * n + doc_b[different]
+        parts.append((key << 32) | postings.positions[rows[:, left]][different])
+        del rows, doc_a, doc_b, different, key
+    if not parts:
         return []
-    pair_keys, shared = np.unique(np.concatenate(keys), return_counts=True)
-    keep = shared >= min_shared
+    seeds = np.concatenate(parts)
+    del parts
+    seeds.sort()
+    key = seeds >> 32
+    at = seeds & 0xFFFFFFFF
+    del seeds
+    new_key = np.r_[True, key[1:] != key[:-1]]
+    step = np.diff(at)
+    new_run = new_key | np.r_[True, step > reach]
+    new_seed = new_key | np.r_[True, step != 0]
+    del step
+    run_of_seed = np.cumsum(new_run) - 1
+    seeds_in_run = np.bincount(run_of_seed, weights=new_seed)
+    del run_of_seed, new_seed
+    pair_of_seed = np.cumsum(new_key) - 1
+    seeds_of_pair = np.bincount(pair_of_seed)
+    pair_of_run = pair_of_seed[new_run]
+    del pair_of_seed
+    good_pair = np.zeros(seeds_of_pair.shape[0], dtype=bool)
+    good_pair[pair_of_run[seeds_in_run >= min_seeds]] = True
+    pair_keys = key[new_key]
     return [
-        Candidate(int(key // n), int(key % n), int(count))
-        for key, count in zip(pair_keys[keep].tolist(), shared[keep].tolist(), strict=True)
+        Candidate(int(k // n), int(k % n), int(c))
+        for k, c in zip(
+            pair_keys[good_pair].tolist(), seeds_of_pair[good_pair].tolist(), strict=True
+        )
     ]
 
 
@@ -101,7 +146,7 @@ def scan(
     documents: Sequence[Document],
     *,
     max_docs: int | None = None,
-    min_shared: int | None = None,
+    min_seeds: int | None = None,
     threshold: float = 0.0,
     progress: Callable[[Iterable], Iterable] | None = None,
 ) -> list[PairResult]:
@@ -111,12 +156,14 @@ def scan(
     """
     if not documents:
         return []
-    fingerprints = [d.fingerprints for d in documents]
     limit = default_max_docs(len(documents)) if max_docs is None else max_docs
-    common = boilerplate(fingerprints, limit)
-    fingerprints = [without(f, common) for f in fingerprints]
-    needed = min(d.mode.min_seeds for d in documents) if min_shared is None else min_shared
-    candidates = candidate_pairs(fingerprints, limit, max(1, needed))
+    postings = Postings.of([d.fingerprints for d in documents])
+    common = postings.boilerplate(limit)
+    fingerprints = [without(d.fingerprints, common) for d in documents]
+    modes = {d.mode for d in documents}
+    needed = min(m.min_seeds for m in modes) if min_seeds is None else min_seeds
+    reach = max(m.alignment.reach for m in modes)
+    candidates = candidate_pairs(postings, len(documents), limit, max(1, needed), reach)
     results = []
     units = UnitsCache(documents)
     loop: Iterable[Candidate] = progress(candidates) if progress else candidates

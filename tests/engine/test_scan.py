@@ -1,0 +1,214 @@
+"""Scanning a collection: the candidate filter loses nothing, boilerplate, order, threshold."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import string
+
+import numpy as np
+from doublet.engine.comparison import PairResult, compare
+from doublet.engine.document import Document
+from doublet.engine.fingerprints import Fingerprints
+from doublet.engine.modes import MODES
+from doublet.engine.scan import boilerplate, candidate_pairs, default_max_docs, scan
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+PROSE = MODES["prose"]
+EVERYTHING = 1_000  # a boilerplate limit no test collection reaches
+
+
+def random_sentence(rng: random.Random, words: int) -> str:
+    letters = string.ascii_lowercase
+    text = " ".join(
+        "".join(rng.choice(letters) for _ in range(rng.randint(2, 9))) for _ in range(words)
+    )
+    return text.capitalize() + "."
+
+
+_pool_rng = random.Random(20240611)
+#: Random sentences, most longer than prose's minimum passage (80 letters), a few shorter.
+POOL = [random_sentence(_pool_rng, _pool_rng.randint(8, 30)) for _ in range(14)]
+
+
+def collection(compositions: list[list[int]]) -> list[Document]:
+    """One prose document per list of sentence indices into POOL."""
+    return [
+        Document(f"doc{i:02d}", " ".join(POOL[j] for j in sentences), PROSE)
+        for i, sentences in enumerate(compositions)
+    ]
+
+
+def all_pairs(documents: list[Document]) -> dict[tuple[str, str], PairResult]:
+    """Brute force: every pair compared, kept when it has a passage."""
+    results = {}
+    for a, b in itertools.combinations(documents, 2):
+        result = compare(a, b)
+        if result.passages:
+            results[(a.name, b.name)] = result
+    return results
+
+
+compositions = st.lists(
+    st.lists(st.integers(0, len(POOL) - 1), max_size=6), min_size=6, max_size=10
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(compositions=compositions)
+def test_scan_finds_exactly_the_pairs_that_share_passages(
+    compositions: list[list[int]],
+) -> None:
+    documents = collection(compositions)
+    expected = {pair: result.passages for pair, result in all_pairs(documents).items()}
+    found = {(r.a.name, r.b.name): r.passages for r in scan(documents, max_docs=EVERYTHING)}
+    assert found == expected
+
+
+def test_the_sentence_pool_makes_some_pairs_share_passages() -> None:
+    # Guards the property above against passing vacuously: sentences 0, 2 and 5 are long
+    # enough to be passages, sentences 1 and 3 are shorter than the minimum length.
+    documents = collection([[0, 1], [1, 2], [2, 3], [5], [5, 0], [7, 8, 9]])
+    assert set(all_pairs(documents)) == {
+        ("doc00", "doc04"),
+        ("doc01", "doc02"),
+        ("doc03", "doc04"),
+    }
+
+
+@settings(max_examples=60, deadline=None)
+@given(compositions=compositions)
+def test_scan_results_are_sorted_by_similarity_descending(
+    compositions: list[list[int]],
+) -> None:
+    results = scan(collection(compositions), max_docs=EVERYTHING)
+    similarities = [r.similarity for r in results]
+    assert similarities == sorted(similarities, reverse=True)
+    # Ties go to the longer passage, then to the names.
+    keys = [(-r.similarity, -r.longest, r.a.name, r.b.name) for r in results]
+    assert keys == sorted(keys)
+
+
+def test_threshold_keeps_exactly_the_pairs_at_least_that_similar() -> None:
+    documents = collection(
+        [[0, 1, 2], [0, 1, 2, 3], [2, 5, 6, 7, 8], [0, 9, 10, 11], [3, 12], [13, 6, 7]]
+    )
+    everything = scan(documents, max_docs=EVERYTHING)
+    similarities = sorted({r.similarity for r in everything})
+    assert len(similarities) >= 4
+    midpoints = [(x + y) / 2 for x, y in itertools.pairwise(similarities)]
+    for threshold in [0.0, *similarities, *midpoints, 1.0]:
+        kept = scan(documents, max_docs=EVERYTHING, threshold=threshold)
+        assert [(r.a.name, r.b.name) for r in kept] == [
+            (r.a.name, r.b.name) for r in everything if r.similarity >= threshold
+        ]
+
+
+BOILERPLATE = (
+    "This submission is my own work and all sources that I used are acknowledged in the "
+    "references at the end of the report, as the course handbook requires."
+)
+
+
+def with_boilerplate(count: int, holding: int) -> list[Document]:
+    """``count`` unrelated documents, the first ``holding`` of which contain BOILERPLATE."""
+    rng = random.Random(7)
+    documents = []
+    for i in range(count):
+        body = " ".join(random_sentence(rng, 25) for _ in range(3))
+        # The numbers around the boilerplate differ between documents, so its copies
+        # match exactly and no further.
+        boilerplate_part = f"\n\n[{i}] {BOILERPLATE} [{i}]\n\n{random_sentence(rng, 20)}"
+        text = body + boilerplate_part if i < holding else body
+        documents.append(Document(f"doc{i:02d}", text, PROSE))
+    return documents
+
+
+def test_a_sentence_in_more_than_max_docs_documents_creates_no_pair() -> None:
+    assert scan(with_boilerplate(6, holding=6), max_docs=5) == []
+
+
+def test_a_sentence_in_exactly_max_docs_documents_still_pairs_them() -> None:
+    results = scan(with_boilerplate(6, holding=3), max_docs=3)
+    assert {(r.a.name, r.b.name) for r in results} == {
+        ("doc00", "doc01"),
+        ("doc00", "doc02"),
+        ("doc01", "doc02"),
+    }
+
+
+def test_the_shared_boilerplate_is_a_passage_when_the_limit_allows() -> None:
+    results = scan(with_boilerplate(6, holding=6), max_docs=EVERYTHING)
+    assert len(results) == 15
+    for result in results:
+        assert [result.a.text[p.a.start : p.a.end] for p in result.passages] == [
+            BOILERPLATE.rstrip(".")
+        ]
+
+
+def test_default_boilerplate_limit_is_a_tenth_but_at_least_ten() -> None:
+    assert default_max_docs(1) == 10
+    assert default_max_docs(100) == 10
+    assert default_max_docs(101) == 11
+    assert default_max_docs(1000) == 100
+
+
+def test_scan_of_no_documents_is_empty() -> None:
+    assert scan([]) == []
+
+
+def fingerprints_of(hashes: list[int]) -> Fingerprints:
+    return Fingerprints(
+        np.array(hashes, dtype=np.uint64), np.arange(len(hashes), dtype=np.int64), k=5
+    )
+
+
+def distinct_shared_counts(
+    hash_lists: list[list[int]], max_docs: int
+) -> dict[tuple[int, int], int]:
+    """Brute force: distinct hashes each pair shares, not counting those in > max_docs docs."""
+    sets = [set(hashes) for hashes in hash_lists]
+    common = {h for h in set().union(*sets) if sum(h in s for s in sets) > max_docs}
+    return {
+        (i, j): len((sets[i] & sets[j]) - common)
+        for i, j in itertools.combinations(range(len(sets)), 2)
+    }
+
+
+hash_lists = st.lists(st.lists(st.integers(0, 15), max_size=12), max_size=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(hash_lists=hash_lists, max_docs=st.integers(1, 9), min_shared=st.integers(1, 5))
+def test_candidate_pairs_count_distinct_shared_fingerprints(
+    hash_lists: list[list[int]], max_docs: int, min_shared: int
+) -> None:
+    expected = {
+        pair: shared
+        for pair, shared in distinct_shared_counts(hash_lists, max_docs).items()
+        if shared >= min_shared
+    }
+    found = candidate_pairs([fingerprints_of(h) for h in hash_lists], max_docs, min_shared)
+    assert {(c.a, c.b): c.shared for c in found} == expected
+    assert all(c.a < c.b for c in found)
+
+
+@settings(max_examples=200, deadline=None)
+@given(hash_lists=hash_lists, max_docs=st.integers(1, 9))
+def test_boilerplate_is_the_hashes_in_more_than_max_docs_documents(
+    hash_lists: list[list[int]], max_docs: int
+) -> None:
+    sets = [set(hashes) for hashes in hash_lists]
+    expected = sorted(h for h in set().union(*sets) if sum(h in s for s in sets) > max_docs)
+    assert boilerplate([fingerprints_of(h) for h in hash_lists], max_docs).tolist() == expected
+
+
+def test_candidate_pairs_handle_full_64_bit_hashes() -> None:
+    big = (1 << 64) - 1
+    found = candidate_pairs(
+        [fingerprints_of([big, 1]), fingerprints_of([big, 2]), fingerprints_of([big, 1])],
+        max_docs=10,
+        min_shared=1,
+    )
+    assert {(c.a, c.b): c.shared for c in found} == {(0, 1): 1, (0, 2): 2, (1, 2): 1}
