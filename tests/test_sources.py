@@ -74,21 +74,11 @@ def test_invalid_utf16_after_bom_is_not_text() -> None:
         pytest.param(
             "Dear Sir, I’m writing about the invoice for £250. The café’s “special offer” "
             "was not applied, and I’d like a refund.",
-            marks=pytest.mark.xfail(
-                reason="charset-normalizer's best guess for these cp1252 bytes is cp1250, "
-                "and decode() takes the best guess: £ (0xA3) comes out as Ł",
-                strict=True,
-            ),
             id="pound-read-as-cp1250",
         ),
         pytest.param(
             "The résumé said she had worked at a café in Paris. Her salary was £18,000 a "
             "year, which she called “modest but fair”.",
-            marks=pytest.mark.xfail(
-                reason="charset-normalizer's best guess for these cp1252 bytes is cp775 "
-                "(Baltic), and decode() takes the best guess: é (0xE9) comes out as ķ",
-                strict=True,
-            ),
             id="accent-read-as-cp775",
         ),
     ],

@@ -88,6 +88,14 @@ _BOMS = (
 )
 
 
+#: Single-byte code pages for Latin-script text, which detection confuses with cp1252.
+_LATIN_SINGLE_BYTE = frozenset(
+    "cp1250 cp1252 cp1254 cp1257 cp1258 cp437 cp775 cp850 cp852 cp858 cp860 cp863 cp865 "
+    "latin_1 iso8859_1 iso8859_2 iso8859_3 iso8859_4 iso8859_9 iso8859_10 iso8859_13 "
+    "iso8859_14 iso8859_15 iso8859_16 mac_roman mac_latin2 mac_iceland mac_turkish".split()
+)
+
+
 class NotText(Exception):
     """A file that cannot be read as text; ``reason`` says why in a user's words."""
 
@@ -123,6 +131,14 @@ def decode(data: bytes, path: Path | str = "<bytes>") -> str:
     best = from_bytes(data).best()
     if best is None:
         raise NotText(path, "not text in any known encoding")
+    if best.encoding in _LATIN_SINGLE_BYTE:
+        # Detection cannot tell Western code pages apart on a short essay, and
+        # guesses cp1250 or cp775 as readily as cp1252; Windows' Western page is
+        # by far the likeliest in student work, so it wins when it fits.
+        try:
+            return data.decode("cp1252")
+        except UnicodeDecodeError:
+            pass
     return str(best)
 
 

@@ -110,11 +110,6 @@ def test_identifiers_all_become_one_symbol() -> None:
     assert symbols("alpha\n") == symbols("b\n") == symbols("_private_name_2\n")
 
 
-@pytest.mark.xfail(
-    reason="a backslash line continuation is lexed as a Text token '\\\\\\n' that is not "
-    "all whitespace, so it becomes a unit '\\\\' instead of disappearing as layout",
-    strict=True,
-)
 def test_backslash_line_continuation_is_layout() -> None:
     assert symbols("x = 1 + \\\n    2\n") == symbols("x = 1 + 2\n")
 
@@ -155,12 +150,6 @@ def test_docstring_is_one_string_unit() -> None:
     assert symbols(text) == symbols('def f():\n    "x"\n    return 1\n')
 
 
-@pytest.mark.xfail(
-    reason="an f-string with a replacement field is lexed as String, Name, String; the "
-    'Name in the middle ends the string, so f"total {n}!" gives three units '
-    "(S, N, S) instead of one",
-    strict=True,
-)
 def test_f_string_with_replacement_field_is_one_unit() -> None:
     assert tokens('s = f"total {n}!"\n') == ["s", "=", 'f"total {n}!"']
 

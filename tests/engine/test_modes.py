@@ -169,12 +169,6 @@ def test_mode_names_are_case_sensitive() -> None:
         mode_by_name("Prose")
 
 
-@pytest.mark.xfail(
-    reason="mode_by_name's error lists every name in MODE_NAMES as a choice, including "
-    "'auto', but mode_by_name('auto') itself raises \"unknown mode 'auto'; choose one of "
-    'prose, words, code, auto"',
-    strict=True,
-)
 def test_every_choice_named_in_the_error_is_accepted() -> None:
     with pytest.raises(ValueError) as caught:
         mode_by_name("poetry")

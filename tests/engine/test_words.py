@@ -125,12 +125,6 @@ def test_words_concatenate_to_the_folded_text(text: str) -> None:
     assert "".join(word_strings(text)) == fold_text(text)
 
 
-@pytest.mark.xfail(
-    reason="a combining accent (U+0301) inside a word is a dropped character, so "
-    "word_boundaries sees a gap in the offsets and splits the word: decomposed "
-    "'résumé' gives ['re', 'sume'] while composed gives ['resume']",
-    strict=True,
-)
 def test_decomposed_accent_inside_a_word_does_not_split_it() -> None:
     composed = "r\u00e9sum\u00e9"
     decomposed = "re\u0301sume\u0301"
@@ -138,11 +132,6 @@ def test_decomposed_accent_inside_a_word_does_not_split_it() -> None:
     assert word_units(decomposed).symbols.tolist() == word_units(composed).symbols.tolist()
 
 
-@pytest.mark.xfail(
-    reason="the span of a word ends at its last kept character, so a trailing "
-    "combining accent (U+0301) is left outside: 'cafe\\u0301' has span [0, 4), not [0, 5)",
-    strict=True,
-)
 def test_word_span_includes_a_trailing_combining_accent() -> None:
     text = "cafe\u0301 noir"
     assert spans(text) == ["cafe\u0301", "noir"]

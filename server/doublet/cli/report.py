@@ -143,9 +143,7 @@ def render_summary(data: dict, seconds: float) -> str:
 def render_pairs_csv(documents: Sequence[Document], data: dict) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(
-        ["a", "b", "similarity", "a_coverage", "b_coverage", "longest", "passages"]
-    )
+    writer.writerow(["a", "b", "similarity", "a_coverage", "b_coverage", "longest", "passages"])
     for pair in data["pairs"]:
         writer.writerow(
             [
@@ -223,4 +221,3 @@ def render_compare_text(data: dict, documents: Sequence[Document]) -> str:
         shown = f"{value}" if isinstance(value, int) else f"{value:.3f}"
         out.write(f"  {name:<18}{shown}\n")
     return out.getvalue()
-

@@ -1,12 +1,16 @@
 """Prose units: the characters a reader sees, folded so that disguises vanish.
 
 A character is folded by Unicode NFKC (full-width and compatibility forms
-become their plain form), case folding, and removal of diacritics (so composed
-and decomposed accents agree); what remains is kept only if it is a letter or a
-digit. Whitespace, punctuation (Western, Chinese and full-width alike) and
-symbols are dropped, which is what makes a copied passage match even when its
-line breaks, quotes or spacing changed. Chinese, Japanese and Korean text needs
-nothing more: each character is one unit.
+become their plain form), case folding, and removal of the generic diacritics
+of Latin, Greek and Cyrillic (so café, cafe and café with a combining accent
+agree); what remains is kept if it is a letter, a digit or a script's own mark
+(Devanagari vowel signs, Japanese voicing marks). Whitespace, punctuation
+(Western, Chinese and full-width alike) and symbols are dropped, which is what
+makes a copied passage match even when its line breaks, quotes or spacing
+changed. Invisible characters (combining accents, soft hyphens, zero-width
+spaces) are dropped too but count as part of the character before them, so
+they neither split a word nor show in a unit's span as a gap. Chinese,
+Japanese and Korean text needs nothing more: each character is one unit.
 
 Folding is done with a per-code-point table filled lazily for the characters a
 text actually uses, so a document is folded by array lookups, not a Python
@@ -26,6 +30,7 @@ _BMP = 0x10000
 _UNSET = np.uint32(0xFFFFFFFF)
 _EXPANDS = np.uint32(0xFFFFFFFE)  # folds to more than one character
 _DROP = np.uint32(0)  # U+0000 never survives folding, so 0 can mean "dropped"
+_JOIN = np.uint32(0xFFFFFFFD)  # dropped, but part of the character before it
 _ASTRAL = _BMP  # table slot that marks "look this one up in the dict"
 
 _lock = threading.Lock()
@@ -34,14 +39,33 @@ _expansions: dict[int, tuple[int, ...]] = {}
 _astral: dict[int, tuple[int, ...]] = {}
 
 
+_DIACRITIC_BLOCKS = (
+    (0x0300, 0x036F),  # Combining Diacritical Marks
+    (0x1AB0, 0x1AFF),  # ... Extended
+    (0x1DC0, 0x1DFF),  # ... Supplement
+    (0x20D0, 0x20FF),  # ... for Symbols
+    (0xFE20, 0xFE2F),  # Combining Half Marks
+)
+
+
+def _is_diacritic(c: str) -> bool:
+    cp = ord(c)
+    return any(lo <= cp <= hi for lo, hi in _DIACRITIC_BLOCKS)
+
+
 def fold_char(ch: str) -> str:
-    """The folded form of one character: zero, one or a few letters and digits."""
+    """The folded form of one character: zero, one or a few letters, digits and marks."""
     folded = unicodedata.normalize("NFKC", ch).casefold()
     decomposed = unicodedata.normalize("NFD", folded)
-    if any(unicodedata.category(c) == "Mn" for c in decomposed):
-        kept = "".join(c for c in decomposed if unicodedata.category(c) != "Mn")
+    if any(_is_diacritic(c) for c in decomposed):
+        kept = "".join(c for c in decomposed if not _is_diacritic(c))
         folded = unicodedata.normalize("NFC", kept)
-    return "".join(c for c in folded if unicodedata.category(c)[0] in "LN")
+    return "".join(c for c in folded if unicodedata.category(c)[0] in "LNM")
+
+
+def is_joiner(ch: str) -> bool:
+    """Invisible characters that belong to their neighbour: accents, soft hyphen, ZWSP."""
+    return unicodedata.category(ch) in ("Mn", "Me", "Cf")
 
 
 def fold_text(text: str) -> str:
@@ -55,7 +79,7 @@ def _fill(code_points: np.ndarray) -> None:
         for cp in np.unique(code_points).tolist():
             folded = fold_char(chr(cp))
             if not folded:
-                _table[cp] = _DROP
+                _table[cp] = _JOIN if is_joiner(chr(cp)) else _DROP
             elif len(folded) == 1:
                 _table[cp] = ord(folded)
             else:
@@ -96,32 +120,52 @@ def char_units(text: str) -> Units:
     special = folded == _EXPANDS
     if has_astral:
         special |= astral
+    joiners = folded == _JOIN
     if not special.any():
-        keep = np.flatnonzero(folded != _DROP)
+        keep = np.flatnonzero((folded != _DROP) & ~joiners)
         symbols = folded[keep].astype(np.uint64)
         starts = keep.astype(np.int64)
-        return Units(symbols, starts, starts + 1, n)
-    return _units_with_expansions(cps, folded, np.flatnonzero(special), n)
+    else:
+        symbols, starts = _units_with_expansions(cps, folded, np.flatnonzero(special), joiners)
+    return Units(symbols, starts, _ends(starts, joiners), n)
+
+
+def _ends(starts: np.ndarray, joiners: np.ndarray) -> np.ndarray:
+    """A unit ends where the next character that is not a joiner begins."""
+    if not joiners.any():
+        return starts + 1
+    solid = np.flatnonzero(~joiners)
+    following = np.searchsorted(solid, starts, side="right")
+    return np.where(
+        following < solid.shape[0],
+        solid[np.minimum(following, solid.shape[0] - 1)],
+        joiners.shape[0],
+    )
 
 
 def _units_with_expansions(
-    cps: np.ndarray, folded: np.ndarray, special: np.ndarray, n: int
-) -> Units:
-    """Slow path for the rare characters that fold to several (ß, ﬁ) or live outside the BMP."""
+    cps: np.ndarray, folded: np.ndarray, special: np.ndarray, joiners: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Slow path for the rare characters that fold to several (ß, ﬁ) or live outside the BMP.
+
+    Marks astral joiners (tag characters, variation selectors) in ``joiners``.
+    """
     replacement: dict[int, tuple[int, ...]] = {}
-    counts = (folded != _DROP).astype(np.int64)
+    counts = ((folded != _DROP) & ~joiners).astype(np.int64)
     for pos in special.tolist():
         cp = int(cps[pos])
         parts = _astral_fold(cp) if cp >= _BMP else _expansions[cp]
         replacement[pos] = parts
         counts[pos] = len(parts)
-    origin = np.repeat(np.arange(n, dtype=np.int64), counts)
+        if not parts and is_joiner(chr(cp)):
+            joiners[pos] = True
+    origin = np.repeat(np.arange(cps.shape[0], dtype=np.int64), counts)
     symbols = np.repeat(folded.astype(np.uint64), counts)
     first = np.cumsum(counts) - counts
     for pos, parts in replacement.items():
         at = int(first[pos])
         symbols[at : at + len(parts)] = parts
-    return Units(symbols, origin, origin + 1, n)
+    return symbols, origin
 
 
 def is_cjk(cp: int) -> bool:

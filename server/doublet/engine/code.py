@@ -16,7 +16,17 @@ from functools import lru_cache
 import numpy as np
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
-from pygments.token import Comment, Error, Keyword, Literal, Name, Operator, Punctuation, Text
+from pygments.token import (
+    Comment,
+    Error,
+    Keyword,
+    Literal,
+    Name,
+    Operator,
+    Punctuation,
+    String,
+    Text,
+)
 from pygments.util import ClassNotFound
 
 from doublet.engine.hashing import salt_of
@@ -132,6 +142,8 @@ def _normal_form(ttype, value: str) -> str | None:
     if ttype in Name:
         return "N"
     stripped = value.strip()
+    if ttype in Text and not stripped.strip("\\"):
+        return None  # a line continuation is layout
     return stripped or None
 
 
@@ -147,10 +159,16 @@ def code_units(
     starts: list[int] = []
     ends: list[int] = []
     last_was_string = False
+    interpolation = 0  # depth inside "{...}" of an f-string or template literal
     for index, ttype, value in lexer.get_tokens_unprocessed(text):
         if not value:
             continue
-        if ttype in Comment and ttype not in Comment.Preproc:
+        if ttype in String.Interpol:
+            interpolation = max(0, interpolation + value.count("{") - value.count("}"))
+        elif interpolation:
+            ends[-1] = index + len(value)  # code inside a string is part of the string
+            continue
+        if ttype in Comment and ttype not in Comment.Preproc and ttype not in Comment.PreprocFile:
             last_was_string = False
             if keep_comments:
                 for word in _WORD.finditer(value):

@@ -143,7 +143,7 @@ def mode_by_name(name: str) -> Mode:
     try:
         return MODES[name]
     except KeyError:
-        raise ValueError(f"unknown mode {name!r}; choose one of {', '.join(MODE_NAMES)}") from None
+        raise ValueError(f"unknown mode {name!r}; choose one of {', '.join(MODES)}") from None
 
 
 def detect_mode_name(filename: str | None) -> str:

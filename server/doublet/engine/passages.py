@@ -93,9 +93,7 @@ class AlignOptions:
         return self.gap + self.k + 2 * self.window
 
 
-def shared_seeds(
-    fa: Fingerprints, fb: Fingerprints
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def shared_seeds(fa: Fingerprints, fb: Fingerprints) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every shared fingerprint as (position in A, position in B, hash), sorted by A then B."""
     empty = np.zeros(0, dtype=np.int64)
     if len(fa) == 0 or len(fb) == 0:

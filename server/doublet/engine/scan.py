@@ -59,9 +59,7 @@ class Postings:
         sizes = [len(f) for f in fingerprints]
         hashes = np.concatenate([f.hashes for f in fingerprints] or [np.zeros(0, np.uint64)])
         docs = np.repeat(np.arange(len(fingerprints), dtype=np.int64), sizes)
-        positions = np.concatenate(
-            [f.positions for f in fingerprints] or [np.zeros(0, np.int64)]
-        )
+        positions = np.concatenate([f.positions for f in fingerprints] or [np.zeros(0, np.int64)])
         order = np.lexsort((positions, docs, hashes))
         hashes, docs, positions = hashes[order], docs[order], positions[order]
         if hashes.shape[0] == 0:

@@ -25,12 +25,10 @@ def word_boundaries(chars: Units) -> np.ndarray:
     n = len(chars)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    starts = chars.starts
     new_word = np.ones(n, dtype=bool)
-    # A word continues while characters are adjacent in the original text (or
-    # come from the same character, as the two letters of "ß" do).
-    gap = starts[1:] - starts[:-1]
-    new_word[1:] = gap > 1
+    # A word continues while nothing but invisible joiners lies between two
+    # characters (or both come from one character, as the two letters of "ß" do).
+    new_word[1:] = chars.starts[1:] > chars.ends[:-1]
     cjk = cjk_mask(chars.symbols)
     new_word |= cjk
     new_word[1:] |= cjk[:-1]
