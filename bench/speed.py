@@ -4,8 +4,8 @@ Runs `doublet scan` and the anchors (copydetect, Dolos) on the same folders in
 the same run, each as a child process whose wall time and own peak memory are
 measured. Reads ../shared/data/novels (or $DOUBLET_DATA/novels).
 
-    python -m bench.speed                  # throughput; 5 and 10 novels with the anchors; 44 ours only
-    python -m bench.speed --anchors-on 44  # also run the anchors on all 44 (slow: ~10 min each)
+    python -m bench.speed                   # throughput; 5, 10 novels with anchors; 44 ours only
+    python -m bench.speed --anchors-on 5,10,44  # anchors on all 44 too (slow: ~10 min each)
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ import sys
 import time
 from pathlib import Path
 
+from doublet.engine.fingerprints import fingerprint
+from doublet.engine.modes import MODES
+
 from bench.anchors import copydetect_all_pairs, dolos_all_pairs
 from bench.datasets import novel_chunks, novel_files
 from bench.measure import run_measured
-from doublet.engine.fingerprints import fingerprint
-from doublet.engine.modes import MODES
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -38,11 +39,24 @@ def throughput() -> dict:
         for text in texts:
             fingerprint(mode.units(text), mode)
         best = min(best, time.perf_counter() - started)
-    return {"megabytes": round(megabytes, 1), "seconds": round(best, 2), "mb_per_s": round(megabytes / best, 1)}
+    return {
+        "megabytes": round(megabytes, 1),
+        "seconds": round(best, 2),
+        "mb_per_s": round(megabytes / best, 1),
+    }
 
 
 def doublet_scan(folder: Path) -> dict:
-    argv = [sys.executable, "-m", "doublet", "scan", str(folder), "--format", "json", "--no-progress"]
+    argv = [
+        sys.executable,
+        "-m",
+        "doublet",
+        "scan",
+        str(folder),
+        "--format",
+        "json",
+        "--no-progress",
+    ]
     run = run_measured(argv)
     if run.returncode != 0:
         raise RuntimeError(f"doublet scan failed: {run.stderr[-2000:]}")
@@ -111,7 +125,8 @@ def render(results: dict) -> str:
         f"Fingerprinting (fold + hash + winnow, one core): {t['mb_per_s']} MB/s "
         f"({t['megabytes']} MB in {t['seconds']} s)",
         "",
-        "| novels | documents | MB | doublet | copydetect | Dolos | speed-up (cd / Dolos) | memory ratio (cd / Dolos) |",
+        "| novels | documents | MB | doublet | copydetect | Dolos "
+        "| speed-up (cd / Dolos) | memory ratio (cd / Dolos) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for row in results["scans"]:

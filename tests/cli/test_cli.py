@@ -223,9 +223,7 @@ def test_compare_prints_the_pair_and_every_measure():
 
 
 def test_compare_text_shows_measures():
-    run = doublet(
-        "compare", "examples/code/wordfreq.py", "examples/code/text_stats.py"
-    )
+    run = doublet("compare", "examples/code/wordfreq.py", "examples/code/text_stats.py")
     assert run.returncode == 0, run.stderr
     assert "similarity 100%" in run.stdout
     assert "containment" in run.stdout and "flyhash" in run.stdout

@@ -146,12 +146,6 @@ def test_a_paragraph_twice_in_b_far_apart_is_matched_once() -> None:
     assert tidy(b_text(result, passage)) == tidy(PARAGRAPH)
 
 
-@pytest.mark.xfail(
-    reason="a match of the same range of A that lies within `gap` units after another in B is "
-    "joined to it (by the `follows` rule of _belong_together, or already by chain_seeds), so "
-    "both copies of a repeated paragraph and the text between them become one passage",
-    strict=True,
-)
 @pytest.mark.parametrize(
     ("copied", "between"),
     [
@@ -179,11 +173,6 @@ def test_a_paragraph_twice_in_a_is_matched_once_against_b_single_copy() -> None:
     assert tidy(b_text(result, passage)) == tidy(PARAGRAPH)
 
 
-@pytest.mark.xfail(
-    reason="a repeat in B is merged into one passage (see the test above) but a repeat in A "
-    "is not, so the pair's similarity depends on which document is A",
-    strict=True,
-)
 def test_similarity_does_not_depend_on_which_document_is_a() -> None:
     once = prose("once", PARAGRAPH)
     twice = prose("twice", PARAGRAPH, SCRIBES, PARAGRAPH)

@@ -11,7 +11,7 @@ from doublet.engine.comparison import PairResult, compare
 from doublet.engine.document import Document
 from doublet.engine.fingerprints import Fingerprints
 from doublet.engine.modes import MODES
-from doublet.engine.scan import boilerplate, candidate_pairs, default_max_docs, scan
+from doublet.engine.scan import MAX_REPEATS, Postings, candidate_pairs, default_max_docs, scan
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -158,57 +158,128 @@ def test_scan_of_no_documents_is_empty() -> None:
     assert scan([]) == []
 
 
-def fingerprints_of(hashes: list[int]) -> Fingerprints:
-    return Fingerprints(
-        np.array(hashes, dtype=np.uint64), np.arange(len(hashes), dtype=np.int64), k=5
-    )
+Posting = tuple[int, int]  # (hash, position) of one fingerprint
 
 
-def distinct_shared_counts(
-    hash_lists: list[list[int]], max_docs: int
+def fingerprints_of(postings: list[Posting]) -> Fingerprints:
+    hashes = [h for h, _ in postings]
+    positions = [at for _, at in postings]
+    return Fingerprints(np.array(hashes, dtype=np.uint64), np.array(positions, dtype=np.int64), k=5)
+
+
+def candidates_of(
+    documents: list[list[Posting]], max_docs: int, min_seeds: int, reach: int
 ) -> dict[tuple[int, int], int]:
-    """Brute force: distinct hashes each pair shares, not counting those in > max_docs docs."""
-    sets = [set(hashes) for hashes in hash_lists]
-    common = {h for h in set().union(*sets) if sum(h in s for s in sets) > max_docs}
-    return {
-        (i, j): len((sets[i] & sets[j]) - common)
-        for i, j in itertools.combinations(range(len(sets)), 2)
-    }
-
-
-hash_lists = st.lists(st.lists(st.integers(0, 15), max_size=12), max_size=8)
-
-
-@settings(max_examples=200, deadline=None)
-@given(hash_lists=hash_lists, max_docs=st.integers(1, 9), min_shared=st.integers(1, 5))
-def test_candidate_pairs_count_distinct_shared_fingerprints(
-    hash_lists: list[list[int]], max_docs: int, min_shared: int
-) -> None:
-    expected = {
-        pair: shared
-        for pair, shared in distinct_shared_counts(hash_lists, max_docs).items()
-        if shared >= min_shared
-    }
-    found = candidate_pairs([fingerprints_of(h) for h in hash_lists], max_docs, min_shared)
-    assert {(c.a, c.b): c.shared for c in found} == expected
+    postings = Postings.of([fingerprints_of(d) for d in documents])
+    found = candidate_pairs(postings, len(documents), max_docs, min_seeds, reach)
     assert all(c.a < c.b for c in found)
+    return {(c.a, c.b): c.shared for c in found}
+
+
+def reference_candidates(
+    documents: list[list[Posting]], max_docs: int, min_seeds: int, reach: int
+) -> dict[tuple[int, int], int]:
+    """Brute force over pairs of documents.
+
+    A hash is evidence if it is in 2 to ``max_docs`` documents; only its first
+    ``MAX_REPEATS`` positions in each document are looked at. Every pair of those
+    occurrences in A and B is a shared fingerprint; a pair is a candidate if some
+    run of its shared fingerprints, no two consecutive ones more than ``reach``
+    apart in A, holds ``min_seeds`` distinct positions of A.
+    """
+    where: dict[int, list[tuple[int, int]]] = {}
+    for doc, postings in enumerate(documents):
+        for h, at in sorted(postings):
+            places = where.setdefault(h, [])
+            if sum(1 for d, _ in places if d == doc) < MAX_REPEATS:
+                places.append((doc, at))
+    evidence = {h for h, places in where.items() if 2 <= len({d for d, _ in places}) <= max_docs}
+    result = {}
+    for i, j in itertools.combinations(range(len(documents)), 2):
+        seeds = sorted(
+            at_a
+            for h in evidence
+            for doc_a, at_a in where[h]
+            if doc_a == i
+            for doc_b, _ in where[h]
+            if doc_b == j
+        )
+        runs = [[seed] for seed in seeds[:1]]
+        for previous, seed in itertools.pairwise(seeds):
+            if seed - previous > reach:
+                runs.append([])
+            runs[-1].append(seed)
+        if any(len(set(run)) >= min_seeds for run in runs):
+            result[(i, j)] = len(seeds)
+    return result
+
+
+def placed(steps: list[tuple[int, int]]) -> list[Posting]:
+    """(hash, step) pairs to (hash, position): positions are the running sums of the steps."""
+    positions = itertools.accumulate(step for _, step in steps)
+    return [(h, at) for (h, _), at in zip(steps, positions, strict=True)]
+
+
+def fingerprint_lists(max_hash: int) -> st.SearchStrategy[list[list[Posting]]]:
+    """Documents as (hash, position) lists, positions ascending with random steps."""
+    steps = st.lists(st.tuples(st.integers(0, max_hash), st.integers(1, 30)), max_size=14)
+    return st.lists(steps.map(placed), max_size=8)
 
 
 @settings(max_examples=200, deadline=None)
-@given(hash_lists=hash_lists, max_docs=st.integers(1, 9))
-def test_boilerplate_is_the_hashes_in_more_than_max_docs_documents(
-    hash_lists: list[list[int]], max_docs: int
+@given(
+    documents=st.integers(3, 20).flatmap(fingerprint_lists),
+    max_docs=st.integers(1, 9),
+    min_seeds=st.integers(1, 5),
+    reach=st.integers(1, 60),
+)
+def test_candidate_pairs_match_a_brute_force_count(
+    documents: list[list[Posting]], max_docs: int, min_seeds: int, reach: int
 ) -> None:
-    sets = [set(hashes) for hashes in hash_lists]
+    expected = reference_candidates(documents, max_docs, min_seeds, reach)
+    assert candidates_of(documents, max_docs, min_seeds, reach) == expected
+
+
+def test_shared_fingerprints_close_together_make_a_candidate() -> None:
+    a = [(h, 10 * h) for h in range(5)]  # five shared hashes, 10 units apart
+    b = [(h, 100 + 10 * h) for h in range(5)]
+    assert candidates_of([a, b], max_docs=10, min_seeds=5, reach=10) == {(0, 1): 5}
+
+
+def test_shared_fingerprints_scattered_beyond_reach_make_no_candidate() -> None:
+    a = [(h, 100 * h) for h in range(5)]  # five shared hashes, 100 units apart
+    b = [(h, 10 * h) for h in range(5)]
+    assert candidates_of([a, b], max_docs=10, min_seeds=5, reach=99) == {}
+    assert candidates_of([a, b], max_docs=10, min_seeds=5, reach=100) == {(0, 1): 5}
+
+
+@settings(max_examples=200, deadline=None)
+@given(documents=fingerprint_lists(15), max_docs=st.integers(1, 9))
+def test_boilerplate_is_the_hashes_in_more_than_max_docs_documents(
+    documents: list[list[Posting]], max_docs: int
+) -> None:
+    sets = [{h for h, _ in d} for d in documents]
     expected = sorted(h for h in set().union(*sets) if sum(h in s for s in sets) > max_docs)
-    assert boilerplate([fingerprints_of(h) for h in hash_lists], max_docs).tolist() == expected
+    postings = Postings.of([fingerprints_of(d) for d in documents])
+    assert postings.boilerplate(max_docs).tolist() == expected
 
 
 def test_candidate_pairs_handle_full_64_bit_hashes() -> None:
     big = (1 << 64) - 1
-    found = candidate_pairs(
-        [fingerprints_of([big, 1]), fingerprints_of([big, 2]), fingerprints_of([big, 1])],
-        max_docs=10,
-        min_shared=1,
-    )
-    assert {(c.a, c.b): c.shared for c in found} == {(0, 1): 1, (0, 2): 2, (1, 2): 1}
+    documents = [[(1, 0), (big, 4)], [(2, 0), (big, 4)], [(1, 0), (big, 4)]]
+    assert candidates_of(documents, max_docs=10, min_seeds=1, reach=10) == {
+        (0, 1): 1,
+        (0, 2): 2,
+        (1, 2): 1,
+    }
+
+
+def test_a_paragraph_repeated_in_a_third_document_does_not_hide_a_pair() -> None:
+    shared = " ".join(POOL[0:3])
+    documents = [
+        Document("a", f"{POOL[5]} {shared}", PROSE),
+        Document("b", f"{shared} {POOL[7]}", PROSE),
+        Document("c", " ".join([shared] * 41), PROSE),
+    ]
+    assert compare(documents[0], documents[1]).passages
+    assert ("a", "b") in {(r.a.name, r.b.name) for r in scan(documents)}

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from doublet.engine.document import Document
 from doublet.engine.fingerprints import Fingerprints
-from doublet.engine.passages import AlignOptions, Passage, align, union_length
+from doublet.engine.passages import AlignOptions, Passage, align_seeds, find_seeds, union_length
 
 
 @dataclass(frozen=True)
@@ -25,19 +25,20 @@ class PairResult:
     passages: list[Passage]
     a_covered: int
     b_covered: int
+    a_units: int  # units of the whole of A
+    b_units: int
 
     @property
     def a_coverage(self) -> float:
-        return self.a_covered / max(len(self.a.units), 1)
+        return self.a_covered / max(self.a_units, 1)
 
     @property
     def b_coverage(self) -> float:
-        return self.b_covered / max(len(self.b.units), 1)
+        return self.b_covered / max(self.b_units, 1)
 
     @property
     def similarity(self) -> float:
-        total = len(self.a.units) + len(self.b.units)
-        return (self.a_covered + self.b_covered) / max(total, 1)
+        return (self.a_covered + self.b_covered) / max(self.a_units + self.b_units, 1)
 
     @property
     def longest(self) -> int:
@@ -62,11 +63,15 @@ def compare(
         )
     options = options or a.mode.alignment
     fa, fb = fingerprints or (a.fingerprints, b.fingerprints)
-    passages = align(fa, a.units, fb, b.units, options)
+    seeds = find_seeds(fa, fb, options)
+    # units (the documents' text, cut up) are needed only when seeds were found
+    passages = align_seeds(seeds, a.units, b.units, options) if len(seeds) else []
     return PairResult(
         a,
         b,
         passages,
         union_length([(p.a.first, p.a.stop) for p in passages]),
         union_length([(p.b.first, p.b.stop) for p in passages]),
+        a.unit_count,
+        b.unit_count,
     )

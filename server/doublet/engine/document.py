@@ -23,12 +23,21 @@ class Document:
     mode: Mode
     _units: Units | None = field(default=None, repr=False)
     _fingerprints: Fingerprints | None = field(default=None, repr=False)
+    _unit_count: int | None = field(default=None, repr=False)
 
     @property
     def units(self) -> Units:
         if self._units is None:
             self._units = self.mode.units(self.text, self.name)
+            self._unit_count = len(self._units)
         return self._units
+
+    @property
+    def unit_count(self) -> int:
+        """Number of units, remembered after the units themselves are dropped."""
+        if self._unit_count is None:
+            return len(self.units)
+        return self._unit_count
 
     @property
     def fingerprints(self) -> Fingerprints:

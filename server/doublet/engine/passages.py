@@ -156,10 +156,11 @@ def dense_seeds(seeds_a: np.ndarray, seeds_b: np.ndarray, reach: int, min_seeds:
 def chain_seeds(seeds_a: np.ndarray, seeds_b: np.ndarray, k: int, gap: int) -> list[list[int]]:
     """Group seeds (sorted by A) into chains that advance together in A and B.
 
-    A seed joins the open chain whose front it is nearest to, if it lies at
-    most ``gap`` units past that front in A, and in B at most ``gap`` units past
-    the chain's last seed or a little (``k``) behind it, so that words moved a
-    short way stay in the passage while text repeated elsewhere does not.
+    A seed joins the open chain whose front it is nearest to, if it lies past
+    the chain's last seed in A by at most ``gap`` units beyond its end, and in B
+    at most ``gap`` units past the chain's last seed or a little (``k``) behind
+    it, so that words moved a short way stay in the passage while text repeated
+    elsewhere does not.
     """
     chains: list[list[int]] = []
     open_chains: list[list[int]] = []  # [a_end, b_last, b_end, index into chains]
@@ -172,8 +173,8 @@ def chain_seeds(seeds_a: np.ndarray, seeds_b: np.ndarray, k: int, gap: int) -> l
             if a - a_end > gap:
                 continue  # seeds come in A order: this chain can grow no more
             still_open.append(chain)
-            if b < b_last - k or b > b_end + gap:
-                continue
+            if a <= a_end - k or b < b_last - k or b > b_end + gap:
+                continue  # a chain moves forward in A; in B forward, or back a little
             cost = max(0, a - a_end) + abs(b - (b_last + (a - (a_end - k))))
             if cost < best_cost:
                 best, best_cost = chain, cost
@@ -252,7 +253,7 @@ def _belong_together(earlier: list, later: list, gap: int, k: int) -> bool:
     """
     _, a1, b0, b1 = earlier[:4]
     c0, _, d0, d1 = later[:4]
-    follows = c0 <= a1 + gap and b1 - k <= d0 <= b1 + gap
+    follows = a1 - k <= c0 <= a1 + gap and b1 - k <= d0 <= b1 + gap
     interleaved = c0 <= a1 + k and d0 < b1 and b0 < d1
     return follows or interleaved
 
@@ -281,15 +282,40 @@ def _merge_close(groups: list[list[tuple[int, int, int]]], gap: int, k: int) -> 
     return boxes
 
 
+@dataclass(frozen=True)
+class Seeds:
+    """Shared fingerprints of two documents that could belong to a passage."""
+
+    a: np.ndarray  # unit positions in A, ascending
+    b: np.ndarray  # unit positions in B
+    hashes: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.a.shape[0])
+
+
+def find_seeds(fa: Fingerprints, fb: Fingerprints, options: AlignOptions) -> Seeds:
+    """The shared fingerprints of A and B that are dense enough to make a passage.
+
+    Needs no text: when it comes back empty, the documents need not be read.
+    """
+    seeds_a, seeds_b, hashes = shared_seeds(fa, fb)
+    keep = dense_seeds(seeds_a, seeds_b, options.reach, options.min_seeds)
+    return Seeds(seeds_a[keep], seeds_b[keep], hashes[keep])
+
+
 def align(
     fa: Fingerprints, ua: Units, fb: Fingerprints, ub: Units, options: AlignOptions
 ) -> list[Passage]:
     """Passages shared by A and B, ordered by their position in A."""
-    seeds_a, seeds_b, seed_hashes = shared_seeds(fa, fb)
-    keep = dense_seeds(seeds_a, seeds_b, options.reach, options.min_seeds)
-    seeds_a, seeds_b, seed_hashes = seeds_a[keep], seeds_b[keep], seed_hashes[keep]
-    if seeds_a.shape[0] == 0:
+    return align_seeds(find_seeds(fa, fb, options), ua, ub, options)
+
+
+def align_seeds(seeds: Seeds, ua: Units, ub: Units, options: AlignOptions) -> list[Passage]:
+    """Passages grown from ``seeds`` (see :func:`find_seeds`), ordered by position in A."""
+    if len(seeds) == 0:
         return []
+    seeds_a, seeds_b, seed_hashes = seeds.a, seeds.b, seeds.hashes
     k = options.k
     reach = 2 * options.gap + k
     groups = []

@@ -22,6 +22,9 @@ from doublet.engine.comparison import PairResult, compare
 from doublet.engine.document import Document
 from doublet.engine.fingerprints import Fingerprints
 
+#: Positions of one hash in one document that candidate selection looks at.
+MAX_REPEATS = 4
+
 #: Default boilerplate limit: a fingerprint in more documents than this is ignored.
 DEFAULT_MAX_DOCS_SHARE = 0.1
 MIN_MAX_DOCS = 10
@@ -37,6 +40,23 @@ class Candidate:
 def default_max_docs(documents: int) -> int:
     """Boilerplate limit for a collection: a tenth of it, but never fewer than ten."""
     return max(MIN_MAX_DOCS, int(np.ceil(DEFAULT_MAX_DOCS_SHARE * documents)))
+
+
+def _order_by_hash(hashes: np.ndarray) -> np.ndarray:
+    """Indices that sort ``hashes``, equal hashes kept in their original order.
+
+    A stable sort of 64-bit keys is four times slower than numpy's default
+    sort, and only the few hashes shared by several postings need the order
+    fixed, so the ties are re-sorted on their own.
+    """
+    order = np.argsort(hashes)
+    ordered = hashes[order]
+    same = ordered[1:] == ordered[:-1]
+    tied = np.flatnonzero(np.r_[same, False] | np.r_[False, same])
+    if tied.shape[0]:
+        group = np.cumsum(np.r_[True, ordered[tied][1:] != ordered[tied][:-1]])
+        order[tied] = order[tied][np.lexsort((order[tied], group))]
+    return order
 
 
 @dataclass(frozen=True)
@@ -59,9 +79,15 @@ class Postings:
         sizes = [len(f) for f in fingerprints]
         hashes = np.concatenate([f.hashes for f in fingerprints] or [np.zeros(0, np.uint64)])
         docs = np.repeat(np.arange(len(fingerprints), dtype=np.int64), sizes)
-        positions = np.concatenate([f.positions for f in fingerprints] or [np.zeros(0, np.int64)])
-        order = np.lexsort((positions, docs, hashes))
-        hashes, docs, positions = hashes[order], docs[order], positions[order]
+        positions = np.concatenate(
+            [f.positions.astype(np.int32) for f in fingerprints] or [np.zeros(0, np.int32)]
+        )
+        order = _order_by_hash(hashes)
+        return Postings.sorted(hashes[order], docs[order], positions[order])
+
+    @staticmethod
+    def sorted(hashes: np.ndarray, docs: np.ndarray, positions: np.ndarray) -> Postings:
+        """Postings from arrays already sorted by hash, document and position."""
         if hashes.shape[0] == 0:
             nothing = np.zeros(0, np.int64)
             return Postings(hashes, docs, positions, nothing, nothing, nothing)
@@ -71,6 +97,22 @@ class Postings:
         new_doc = new_hash | np.r_[True, docs[1:] != docs[:-1]]
         documents = np.add.reduceat(new_doc.astype(np.int64), starts)
         return Postings(hashes, docs, positions, starts, counts, documents)
+
+    def first_occurrences(self, repeats: int) -> Postings:
+        """The same index keeping at most ``repeats`` positions per hash and document.
+
+        Text repeated many times inside one file (a table, a refrain) would
+        otherwise make the pairs of its postings grow with the square of the
+        repetitions; a few occurrences are evidence enough.
+        """
+        new_group = np.r_[
+            True, (self.hashes[1:] != self.hashes[:-1]) | (self.docs[1:] != self.docs[:-1])
+        ]
+        group_start = np.maximum.accumulate(np.where(new_group, np.arange(new_group.shape[0]), 0))
+        keep = np.arange(new_group.shape[0]) - group_start < repeats
+        if keep.all():
+            return self
+        return Postings.sorted(self.hashes[keep], self.docs[keep], self.positions[keep])
 
     def boilerplate(self, max_docs: int) -> np.ndarray:
         """Hashes found in more than ``max_docs`` documents (sorted)."""
@@ -86,9 +128,9 @@ def candidate_pairs(
     only that far), so a pair whose shared fingerprints are scattered — common
     phrases of two novels — is dropped here without aligning it.
     """
+    postings = postings.first_occurrences(MAX_REPEATS)
     counts, starts, docs = postings.counts, postings.starts, postings.docs
     useful = (postings.documents >= 2) & (postings.documents <= max_docs)
-    useful &= counts <= 4 * max_docs  # a hash repeated within documents is filler
     # Each shared fingerprint of a pair becomes one int64: pair key in the high
     # bits, position in A in the low 32, so one in-place sort groups pairs and
     # orders their seeds without index arrays.
