@@ -158,11 +158,12 @@ def test_scan_of_no_documents_is_empty() -> None:
     assert scan([]) == []
 
 
-Posting = tuple[int, int]  # (hash, position) of one fingerprint
+Posting = tuple[int, int]  # (index key, position) of one fingerprint
 
 
 def fingerprints_of(postings: list[Posting]) -> Fingerprints:
-    hashes = [h for h, _ in postings]
+    """Fingerprints whose index keys (top 32 bits of the hash) are the given keys."""
+    hashes = [(h << 32) | 0x5EED for h, _ in postings]
     positions = [at for _, at in postings]
     return Fingerprints(np.array(hashes, dtype=np.uint64), np.array(positions, dtype=np.int64), k=5)
 
@@ -264,8 +265,8 @@ def test_boilerplate_is_the_hashes_in_more_than_max_docs_documents(
     assert postings.boilerplate(max_docs).tolist() == expected
 
 
-def test_candidate_pairs_handle_full_64_bit_hashes() -> None:
-    big = (1 << 64) - 1
+def test_candidate_pairs_handle_the_largest_keys() -> None:
+    big = (1 << 32) - 1
     documents = [[(1, 0), (big, 4)], [(2, 0), (big, 4)], [(1, 0), (big, 4)]]
     assert candidates_of(documents, max_docs=10, min_seeds=1, reach=10) == {
         (0, 1): 1,

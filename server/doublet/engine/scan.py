@@ -21,6 +21,7 @@ import numpy as np
 from doublet.engine.comparison import PairResult, compare
 from doublet.engine.document import Document
 from doublet.engine.fingerprints import Fingerprints
+from doublet.engine.index import Index, Role, keys_of
 
 #: Positions of one hash in one document that candidate selection looks at.
 MAX_REPEATS = 4
@@ -76,8 +77,11 @@ class Postings:
 
     @staticmethod
     def of(fingerprints: Sequence[Fingerprints]) -> Postings:
+        """Postings of documents numbered by their place in ``fingerprints``, keyed by index key."""
         sizes = [len(f) for f in fingerprints]
-        hashes = np.concatenate([f.hashes for f in fingerprints] or [np.zeros(0, np.uint64)])
+        hashes = np.concatenate(
+            [keys_of(f.hashes) for f in fingerprints] or [np.zeros(0, np.uint32)]
+        )
         docs = np.repeat(np.arange(len(fingerprints), dtype=np.int64), sizes)
         positions = np.concatenate(
             [f.positions.astype(np.int32) for f in fingerprints] or [np.zeros(0, np.int32)]
@@ -174,12 +178,83 @@ def candidate_pairs(
     ]
 
 
-def without(fingerprints: Fingerprints, hashes: np.ndarray) -> Fingerprints:
-    """The fingerprints minus the given (sorted) hashes."""
-    if hashes.shape[0] == 0 or len(fingerprints) == 0:
+def without(fingerprints: Fingerprints, keys: np.ndarray) -> Fingerprints:
+    """The fingerprints minus those whose index key is among ``keys``."""
+    if keys.shape[0] == 0 or len(fingerprints) == 0:
         return fingerprints
-    keep = ~np.isin(fingerprints.hashes, hashes, assume_unique=False)
+    keep = ~np.isin(keys_of(fingerprints.hashes), keys)
     return Fingerprints(fingerprints.hashes[keep], fingerprints.positions[keep], fingerprints.k)
+
+
+def pairs(
+    index: Index,
+    load: Callable[[str], Document],
+    *,
+    max_docs: int | None = None,
+    min_seeds: int | None = None,
+    threshold: float = 0.0,
+    progress: Callable[[Iterable], Iterable] | None = None,
+) -> list[PairResult]:
+    """Every pair of indexed documents with a passage and similarity >= ``threshold``.
+
+    ``load`` gives the document of a name (its text is read only for candidate
+    pairs); ``progress`` wraps the loop over candidate pairs (a tqdm bar, say).
+    Templates, references and groups are honoured as :class:`Role` says.
+    Results are sorted best first.
+    """
+    if len(index) < 2:
+        return []
+    limit = default_max_docs(len(index)) if max_docs is None else max_docs
+    keys, docs, positions = index.live_postings()
+    postings = Postings.sorted(keys, docs, positions)
+    entries = {e.id: e for e in index.entries()}
+    templates = [i for i, e in entries.items() if e.role.template]
+    ignored = np.union1d(
+        postings.boilerplate(limit), np.unique(keys[np.isin(docs, templates)])
+    ).astype(np.uint32)
+    reach, needed = _alignment_bounds(load, index)
+    needed = needed if min_seeds is None else min_seeds
+    ids = 1 + max(entries)
+    candidates = candidate_pairs(postings, ids, limit, max(1, needed), reach)
+    usable: dict[str, Fingerprints] = {}  # each document's fingerprints minus the ignored
+
+    def fingerprints_of(name: str) -> Fingerprints:
+        if name not in usable:
+            usable[name] = without(load(name).fingerprints, ignored)
+        return usable[name]
+
+    results = []
+    loop: Iterable[Candidate] = progress(candidates) if progress else candidates
+    for candidate in loop:
+        a, b = entries[candidate.a], entries[candidate.b]
+        if not _may_match(a.role, b.role) or a.salt != b.salt:
+            continue
+        doc_a, doc_b = load(a.name), load(b.name)
+        fingerprints = (fingerprints_of(a.name), fingerprints_of(b.name))
+        result = compare(doc_a, doc_b, fingerprints=fingerprints)
+        if result.passages and result.similarity >= threshold:
+            results.append(result)
+    results.sort(key=lambda r: (-r.similarity, -r.longest, r.a.name, r.b.name))
+    return results
+
+
+def _may_match(a: Role, b: Role) -> bool:
+    """Whether a pair of documents may be reported, by their roles."""
+    if a.template or b.template or (a.reference and b.reference):
+        return False
+    return a.group is None or a.group != b.group
+
+
+def _alignment_bounds(load: Callable[[str], Document], index: Index) -> tuple[int, int]:
+    """The widest reach and the fewest seeds over the modes in the index."""
+    modes = {}
+    for entry in index.entries():
+        if entry.salt not in modes:
+            modes[entry.salt] = load(entry.name).mode
+    return (
+        max(m.alignment.reach for m in modes.values()),
+        min(m.min_seeds for m in modes.values()),
+    )
 
 
 def scan(
@@ -190,58 +265,49 @@ def scan(
     threshold: float = 0.0,
     progress: Callable[[Iterable], Iterable] | None = None,
 ) -> list[PairResult]:
-    """Every pair with at least one passage and similarity >= ``threshold``, best first.
-
-    ``progress`` wraps the loop over candidate pairs (a tqdm bar, say).
-    """
-    if not documents:
-        return []
-    limit = default_max_docs(len(documents)) if max_docs is None else max_docs
-    postings = Postings.of([d.fingerprints for d in documents])
-    common = postings.boilerplate(limit)
-    fingerprints = [without(d.fingerprints, common) for d in documents]
-    modes = {d.mode for d in documents}
-    needed = min(m.min_seeds for m in modes) if min_seeds is None else min_seeds
-    reach = max(m.alignment.reach for m in modes)
-    candidates = candidate_pairs(postings, len(documents), limit, max(1, needed), reach)
-    results = []
-    units = UnitsCache(documents)
-    loop: Iterable[Candidate] = progress(candidates) if progress else candidates
-    for candidate in loop:
-        a, b = documents[candidate.a], documents[candidate.b]
-        if a.mode != b.mode:
-            continue
-        units.hold(candidate.a, candidate.b)
-        result = compare(a, b, fingerprints=(fingerprints[candidate.a], fingerprints[candidate.b]))
-        if result.passages and result.similarity >= threshold:
-            results.append(result)
-    units.release_all()
-    results.sort(key=lambda r: (-r.similarity, -r.longest, r.a.name, r.b.name))
-    return results
+    """Every pair of ``documents`` with a passage and similarity >= ``threshold``, best first."""
+    index = Index()
+    by_name = {}
+    for number, document in enumerate(documents):
+        name = str(number)
+        by_name[name] = document
+        index.add(name, document.fingerprints, document.unit_count, document.mode.salt)
+    cache = UnitsCache(by_name)
+    try:
+        return pairs(
+            index,
+            cache.load,
+            max_docs=max_docs,
+            min_seeds=min_seeds,
+            threshold=threshold,
+            progress=progress,
+        )
+    finally:
+        cache.release_all()
 
 
 class UnitsCache:
-    """Keeps the units of the most recently compared documents, drops the rest.
+    """Gives documents by name, keeping the units of only the most recent few.
 
     Units take about 24 bytes per character; fingerprints a tenth of that. A
     scan keeps every document's fingerprints but only a few documents' units.
     """
 
-    def __init__(self, documents: Sequence[Document], capacity: int = 64):
+    def __init__(self, documents: dict[str, Document], capacity: int = 64):
         self.documents = documents
         self.capacity = capacity
-        self.recent: dict[int, None] = {}
+        self.recent: dict[str, None] = {}
 
-    def hold(self, *indices: int) -> None:
-        for index in indices:
-            self.recent.pop(index, None)
-            self.recent[index] = None
+    def load(self, name: str) -> Document:
+        self.recent.pop(name, None)
+        self.recent[name] = None
         while len(self.recent) > self.capacity:
             oldest = next(iter(self.recent))
             del self.recent[oldest]
             self.documents[oldest].forget()
+        return self.documents[name]
 
     def release_all(self) -> None:
-        for index in self.recent:
-            self.documents[index].forget()
+        for name in self.recent:
+            self.documents[name].forget()
         self.recent.clear()
