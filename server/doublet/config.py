@@ -129,9 +129,8 @@ class Config:
     def mode_for(self, relative_path: str | PurePath) -> Mode:
         """The engine mode of a file: first [modes] pattern that matches, else by extension."""
         path = _posix(relative_path)
-        name = next(
-            (name for spec, name in self._mode_specs if _matches(spec, path)), None
-        ) or detect_mode_name(path)
+        names = (name for spec, name in self._mode_specs if _matches(spec, path))
+        name = next(names, None) or detect_mode_name(path)
         thresholds: Thresholds = getattr(self, name)
         mode = MODES[name].with_thresholds(
             thresholds.noise, thresholds.guarantee, thresholds.min_length, thresholds.gap
@@ -530,7 +529,7 @@ def _build(values: Mapping[str, tuple[Any, str]], layer: str) -> Config:
 
 
 def _posix(path: str | PurePath) -> str:
-    return path.as_posix() if isinstance(path, PurePath) else path.replace("\\", "/")
+    return path.as_posix() if isinstance(path, PurePath) else path
 
 
 def _matches(spec: GitIgnoreSpec, path: str) -> bool:

@@ -226,7 +226,7 @@ def pairs(
     results = []
     loop: Iterable[Candidate] = progress(candidates) if progress else candidates
     for candidate in loop:
-        a, b = entries[candidate.a], entries[candidate.b]
+        a, b = sorted((entries[candidate.a], entries[candidate.b]), key=lambda e: e.name)
         if not _may_match(a.role, b.role) or a.salt != b.salt:
             continue
         doc_a, doc_b = load(a.name), load(b.name)
@@ -267,9 +267,9 @@ def scan(
 ) -> list[PairResult]:
     """Every pair of ``documents`` with a passage and similarity >= ``threshold``, best first."""
     index = Index()
-    by_name = {}
+    by_name: dict[str, Document] = {}
     for number, document in enumerate(documents):
-        name = str(number)
+        name = document.name if document.name not in by_name else f"{document.name}#{number}"
         by_name[name] = document
         index.add(name, document.fingerprints, document.unit_count, document.mode.salt)
     cache = UnitsCache(by_name)
