@@ -317,8 +317,8 @@ def mask_latex(text: str) -> str:
 _MARKDOWN = re.compile(
     r"""
     (?P<front>\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?=\n|\Z))
-    |(?P<fence>^[ \t]{0,3}(?P<fchars>`{3,}|~{3,})[^\n]*
-        (?:\n.*?(?:\n[ \t]{0,3}(?P=fchars)[`~]*[ \t]*(?=\n|\Z)|\Z)|\Z))
+    |(?P<fence>(?P<fopen>^[ \t]{0,3}(?P<fchars>`{3,}|~{3,})[^\n]*)
+        (?:\n.*?(?:\n(?P<fclose>[ \t]{0,3}(?P=fchars)[`~]*[ \t]*)(?=\n|\Z)|\Z)|\Z))
     |(?P<code>``[^\n]+?``|`[^`\n]+`)
     |(?P<comment><!--.*?-->)
     |(?P<autolink><[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>)
@@ -334,15 +334,10 @@ _MARKDOWN = re.compile(
 
 def _markdown_fence(m: re.Match[str]) -> str:
     """The code stays; its fence lines (with the info string) go."""
-    lines = m.group().split("\n")
-    if len(lines) == 1:
-        return _blank(lines[0])
-    fences = re.compile(r"[ \t]{0,3}(?:`{3,}|~{3,})[ \t]*\Z")
-    closing = fences.match(lines[-1]) is not None
-    lines[0] = _blank(lines[0])
-    if closing:
-        lines[-1] = _blank(lines[-1])
-    return "\n".join(lines)
+    whole, base = m.group(), m.start()
+    head = m.end("fopen") - base
+    tail = m.start("fclose") - base if m.group("fclose") is not None else len(whole)
+    return _blank(whole[:head]) + whole[head:tail] + _blank(whole[tail:])
 
 
 def _markdown_target(m: re.Match[str]) -> str:
@@ -380,6 +375,25 @@ _RST = re.compile(
 
 _EMBEDDED_TARGET = re.compile(r"\s*<[^<>]*>\s*\Z")
 
+#: Directives whose argument on the directive line is body text, not a name or path.
+_ADMONITIONS = frozenset(
+    "admonition attention caution danger error hint important note tip warning "
+    "seealso versionadded versionchanged deprecated topic sidebar rubric".split()
+)
+_DIRECTIVE_NAME = re.compile(r"[ \t]*\.\.[ \t]+([\w.+:-]+?)::")
+
+
+def _rst_directive(m: re.Match[str]) -> str:
+    """Mask the directive and its options; an admonition's own words stay."""
+    whole = m.group()
+    name = _DIRECTIVE_NAME.match(whole)
+    if name and name.group(1).lower() in _ADMONITIONS:
+        first_line = whole.split("\n", 1)[0]
+        return _blank(whole[: name.end()]) + first_line[name.end() :] + _blank(
+            whole[len(first_line) :]
+        )
+    return _blank(whole)
+
 
 def _rst_interpreted(m: re.Match[str], text_group: str) -> str:
     """Keep the text of a role or reference; mask its marker, backticks and ``<target>``."""
@@ -393,6 +407,7 @@ def _rst_interpreted(m: re.Match[str], text_group: str) -> str:
 
 
 _RST_HANDLERS: dict[str, Handler] = {
+    "directive": _rst_directive,
     "literal": _whole_kept,
     "role": lambda m: _rst_interpreted(m, "rtext"),
     "link": lambda m: _rst_interpreted(m, "ltext"),
