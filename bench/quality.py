@@ -22,13 +22,12 @@ import statistics
 import time
 from pathlib import Path
 
-from doublet.engine.comparison import compare
-from doublet.engine.document import Document
-from doublet.engine.modes import MODES
-
 from bench.datasets import PAN13_FOLDERS, clough_stevenson, pan13
 from bench.pan_measures import PanScores, evaluate_pair
 from bench.roc import roc_auc
+from doublet.engine.comparison import compare
+from doublet.engine.document import Document
+from doublet.engine.modes import MODES
 
 RESULTS = Path(__file__).resolve().parent / "results"
 Detection = tuple[int, int, int, int]  # susp offset, susp length, src offset, src length

@@ -17,12 +17,11 @@ import sys
 import time
 from pathlib import Path
 
-from doublet.engine.fingerprints import fingerprint
-from doublet.engine.modes import MODES
-
 from bench.anchors import copydetect_all_pairs, dolos_all_pairs
 from bench.datasets import novel_chunks, novel_files
 from bench.measure import run_measured
+from doublet.engine.fingerprints import fingerprint
+from doublet.engine.modes import MODES
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

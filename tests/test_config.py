@@ -7,6 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from doublet.config import (
     DEFAULTS,
     ConfigError,
@@ -16,8 +19,6 @@ from doublet.config import (
 )
 from doublet.engine.modes import MODES
 from doublet.engine.scan import default_max_docs
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 if sys.version_info >= (3, 11):
     import tomllib

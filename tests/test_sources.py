@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from doublet.sources import NotText, decode, discover, read_text
 
 MIXED = "Café “naïve” — 学术诚信 😀 end\n"

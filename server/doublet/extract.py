@@ -98,6 +98,8 @@ def extract(path: Path, data: bytes, decode: Decoder) -> str:
     """
     kind = kind_of(path)
     if kind in _EXTRACTORS:
+        if not data:
+            raise NotText(path, f"empty .{kind} file")
         return _EXTRACTORS[kind](path, data, decode)
     text = decode(data, path)
     return _MASKS[kind](text) if kind in _MASKS else text
@@ -264,7 +266,9 @@ def _latex_accent(m: re.Match[str]) -> str:
     accent = m.group("acc") or m.group("acc2")
     base = m.group("abase") or m.group("bbase") or m.group("cbase") or m.group("dbase")
     base = {"\\i": "i", "\\j": "j"}.get(base, base)
-    return _replace(m.group(), unicodedata.normalize("NFC", base + _COMBINING[accent]))
+    accented = unicodedata.normalize("NFC", base + _COMBINING[accent])
+    # Without a precomposed form the accent is dropped, as prose folding would drop it.
+    return _replace(m.group(), accented if len(accented) == 1 else base)
 
 
 def _latex_symbol(m: re.Match[str]) -> str:
@@ -389,8 +393,10 @@ def _rst_directive(m: re.Match[str]) -> str:
     name = _DIRECTIVE_NAME.match(whole)
     if name and name.group(1).lower() in _ADMONITIONS:
         first_line = whole.split("\n", 1)[0]
-        return _blank(whole[: name.end()]) + first_line[name.end() :] + _blank(
-            whole[len(first_line) :]
+        return (
+            _blank(whole[: name.end()])
+            + first_line[name.end() :]
+            + _blank(whole[len(first_line) :])
         )
     return _blank(whole)
 
@@ -483,6 +489,8 @@ def _extract_pdf(path: Path, data: bytes, decode: Decoder) -> str:
     from pypdf import PdfReader
     from pypdf.errors import DependencyError
 
+    if b"%PDF-" not in data[:1024]:
+        raise NotText(path, "damaged PDF (no PDF header)")
     # pypdf logs every repaired oddity as a warning; the user can do nothing with them.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     try:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from doublet.engine import chars
-from doublet.engine.chars import CJK_WEIGHT, char_units, fold_text, weigh_cjk
 from hypothesis import given
 from hypothesis import strategies as st
+
+from doublet.engine import chars
+from doublet.engine.chars import CJK_WEIGHT, char_units, fold_text, weigh_cjk
 
 
 def unit_string(text: str) -> str:

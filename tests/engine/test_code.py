@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from doublet.engine.code import CODE_EXTENSIONS, UnknownLanguage, code_units, lexer_for
 from hypothesis import given
 from hypothesis import strategies as st
+
+from doublet.engine.code import CODE_EXTENSIONS, UnknownLanguage, code_units, lexer_for
 
 
 def tokens(text: str, filename: str = "a.py", **options: bool) -> list[str]:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from doublet.engine.hashing import kgram_hashes, mix64, salt_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from doublet.engine.hashing import kgram_hashes, mix64, salt_of
 
 MASK = (1 << 64) - 1
 BASE = 0x100000001B3

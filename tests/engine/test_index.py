@@ -6,14 +6,15 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
 from doublet.engine import index as index_module
 from doublet.engine.document import Document
 from doublet.engine.index import Index, Role, keys_of
 from doublet.engine.modes import MODES
 from doublet.engine.scan import pairs
-from hypothesis import settings
-from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 PROSE = MODES["prose"].with_thresholds(min_length=40)
 SENTENCES = [
@@ -158,9 +159,7 @@ def small_segments(monkeypatch):
 
 
 TestIndexMatchesRebuild = IndexMatchesRebuild.TestCase
-TestIndexMatchesRebuild.settings = settings(
-    max_examples=60, stateful_step_count=25, deadline=None
-)
+TestIndexMatchesRebuild.settings = settings(max_examples=60, stateful_step_count=25, deadline=None)
 
 
 def test_a_document_finds_the_one_that_shares_its_paragraph():

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from doublet.engine.chars import char_units
 from doublet.engine.document import Document
 from doublet.engine.fingerprints import all_kgrams
@@ -21,8 +24,6 @@ from doublet.engine.measures import (
     simhash,
 )
 from doublet.engine.modes import MODES
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 PROSE = MODES["prose"]
 SEEDS = Path(__file__).resolve().parents[1] / "data" / "seeds"

@@ -6,9 +6,10 @@ import re
 from dataclasses import replace
 
 import pytest
-from doublet.engine.modes import MODE_NAMES, MODES, Mode, detect_mode_name, mode_by_name
 from hypothesis import given
 from hypothesis import strategies as st
+
+from doublet.engine.modes import MODE_NAMES, MODES, Mode, detect_mode_name, mode_by_name
 
 PROSE = MODES["prose"]
 

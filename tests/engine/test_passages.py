@@ -8,13 +8,14 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from doublet.engine.chars import fold_text
 from doublet.engine.comparison import PairResult, compare
 from doublet.engine.document import Document
 from doublet.engine.modes import MODES
 from doublet.engine.passages import Passage, union_length
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 PROSE = MODES["prose"]
 SEEDS = Path(__file__).resolve().parents[1] / "data" / "seeds"

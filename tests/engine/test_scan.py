@@ -7,13 +7,14 @@ import random
 import string
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from doublet.engine.comparison import PairResult, compare
 from doublet.engine.document import Document
 from doublet.engine.fingerprints import Fingerprints
 from doublet.engine.modes import MODES
 from doublet.engine.scan import MAX_REPEATS, Postings, candidate_pairs, default_max_docs, scan
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 PROSE = MODES["prose"]
 EVERYTHING = 1_000  # a boilerplate limit no test collection reaches

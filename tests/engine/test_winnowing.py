@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from doublet.engine.chars import char_units
 from doublet.engine.fingerprints import fingerprint
 from doublet.engine.hashing import kgram_hashes
 from doublet.engine.modes import MODES
 from doublet.engine.winnowing import sliding_min, winnow
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 MASK = (1 << 64) - 1
 

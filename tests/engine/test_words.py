@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from doublet.engine.chars import fold_text
-from doublet.engine.words import word_strings, word_units
 from hypothesis import given
 from hypothesis import strategies as st
+
+from doublet.engine.chars import fold_text
+from doublet.engine.words import word_strings, word_units
 
 
 def spans(text: str) -> list[str]:

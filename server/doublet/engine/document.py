@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from doublet.engine.fingerprints import Fingerprints, fingerprint
 from doublet.engine.modes import Mode
+from doublet.engine.quotes import quoted_mask
 from doublet.engine.units import Units
 
 
@@ -42,7 +43,8 @@ class Document:
     @property
     def fingerprints(self) -> Fingerprints:
         if self._fingerprints is None:
-            self._fingerprints = fingerprint(self.units, self.mode)
+            skip = quoted_mask(self.text, self.units.starts) if self.mode.skip_quotations else None
+            self._fingerprints = fingerprint(self.units, self.mode, skip)
         return self._fingerprints
 
     def forget(self) -> None:

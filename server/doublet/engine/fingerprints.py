@@ -45,10 +45,16 @@ def all_kgrams(units: Units, mode: Mode) -> np.ndarray:
     return kgram_hashes(units.symbols, mode.k, mode.salt)
 
 
-def fingerprint(units: Units, mode: Mode) -> Fingerprints:
-    """Winnow the k-gram hashes of ``units`` with the mode's k and window."""
+def fingerprint(units: Units, mode: Mode, skip: np.ndarray | None = None) -> Fingerprints:
+    """Winnow the k-gram hashes of ``units`` with the mode's k and window.
+
+    ``skip`` marks units where no fingerprint may start (text in quotation
+    marks); winnowing runs first, so the other fingerprints stay where they were.
+    """
     hashes = all_kgrams(units, mode)
     if hashes.shape[0] == 0:
         return Fingerprints.empty(mode.k)
     positions = winnow(hashes, mode.window)
+    if skip is not None and skip.any():
+        positions = positions[~skip[positions]]
     return Fingerprints(hashes[positions], positions, mode.k)

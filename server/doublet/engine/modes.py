@@ -38,6 +38,7 @@ class Mode:
     min_seeds: int  # ... and this many distinct shared fingerprints
     min_score: float = 0.2  # ... and this share of it must lie in exact runs
     keep_comments: bool = False
+    skip_quotations: bool = True  # text in quotation marks is cited, not copied
 
     def __post_init__(self) -> None:
         if self.noise < 1:
@@ -60,7 +61,13 @@ class Mode:
 
     @property
     def salt(self) -> int:
+        """Names the normalization; k is mixed into every k-gram hash as well."""
         return salt_of(f"doublet/{self.name}/{self.keep_comments}")
+
+    @property
+    def fingerprint_params(self) -> tuple[str, int, int, bool, bool]:
+        """Everything besides the text that decides a document's fingerprints."""
+        return (self.name, self.k, self.window, self.keep_comments, self.skip_quotations)
 
     @property
     def alignment(self) -> AlignOptions:
@@ -132,7 +139,15 @@ MODES: dict[str, Mode] = {
         "words", "words", noise=3, guarantee=6, min_length=15, gap=40, anchor=4, min_seeds=4
     ),
     "code": Mode(
-        "code", "tokens", noise=12, guarantee=24, min_length=40, gap=30, anchor=16, min_seeds=3
+        "code",
+        "tokens",
+        noise=12,
+        guarantee=24,
+        min_length=40,
+        gap=30,
+        anchor=16,
+        min_seeds=3,
+        skip_quotations=False,
     ),
 }
 
