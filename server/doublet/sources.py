@@ -162,6 +162,16 @@ def read_text(path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     return decode(data, path)
 
 
+def read_document(path: Path | str, data: bytes) -> str:
+    """The text of a document from its bytes: decoded, or extracted for rich formats."""
+    from doublet import extract  # imported lazily: the format libraries are heavy
+
+    path = Path(path)
+    if extract.kind_of(path) is not None:
+        return extract.extract(path, data, decode)
+    return decode(data, path)
+
+
 def discover(paths: Iterable[Path | str]) -> Iterator[Path]:
     """Files named directly, and the files under named folders, in a stable order.
 

@@ -9,6 +9,7 @@ tokens in code), so layout, punctuation and comments weigh nothing:
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from doublet.engine.document import Document
@@ -39,6 +40,18 @@ class PairResult:
     @property
     def similarity(self) -> float:
         return (self.a_covered + self.b_covered) / max(self.a_units + self.b_units, 1)
+
+    def with_passages(self, passages: list[Passage]) -> PairResult:
+        """The same pair with only ``passages`` (coverage recounted)."""
+        return PairResult(
+            self.a,
+            self.b,
+            passages,
+            union_length([(p.a.first, p.a.stop) for p in passages]),
+            union_length([(p.b.first, p.b.stop) for p in passages]),
+            self.a_units,
+            self.b_units,
+        )
 
     @property
     def longest(self) -> int:
@@ -75,3 +88,19 @@ def compare(
         a.unit_count,
         b.unit_count,
     )
+
+
+def passage_digest(a: Document, b: Document, passage: Passage) -> str:
+    """A name for a passage that survives reformatting and the order of the pair.
+
+    It hashes the folded units of both sides, so re-wrapping or re-indenting
+    either file keeps it; it is what an "ignore this match" entry records.
+    """
+    sides = sorted(
+        hashlib.blake2b(symbols.tobytes(), digest_size=16).digest()
+        for symbols in (
+            a.units.symbols[passage.a.first : passage.a.stop],
+            b.units.symbols[passage.b.first : passage.b.stop],
+        )
+    )
+    return hashlib.blake2b(b"".join(sides), digest_size=12).hexdigest()

@@ -374,6 +374,74 @@ class Index:
         live = alive[doc]
         return keys[live], doc[live], at[live] - starts[doc[live]]
 
+    # --- saving and loading ---------------------------------------------------------
+
+    def export(self) -> dict:
+        """The index as plain data (compacted first): entries, keys and positions."""
+        self._compact()
+        entries = []
+        for entry in self._entries:
+            assert entry is not None
+            role = entry.role
+            entries.append(
+                [
+                    entry.name,
+                    entry.salt,
+                    entry.units,
+                    entry.start,
+                    entry.postings,
+                    [role.template, role.reference, role.group],
+                    list(entry.stamp),
+                ]
+            )
+        return {
+            "entries": entries,
+            "keys": self._base.keys,
+            "positions": self._base.positions,
+            "next_start": self._next_start,
+        }
+
+    @classmethod
+    def restore(cls, data: dict) -> Index:
+        """An index from :meth:`export`'s data; ValueError if it does not hold together."""
+        index = cls()
+        keys = np.asarray(data["keys"], dtype=np.uint32)
+        positions = np.asarray(data["positions"], dtype=np.uint32)
+        if keys.shape != positions.shape:
+            raise ValueError("keys and positions differ in length")
+        if keys.shape[0] > 1 and np.any(np.diff(keys.astype(np.int64)) < 0):
+            raise ValueError("keys are not sorted")
+        cursor = 0
+        total = 0
+        for doc_id, row in enumerate(data["entries"]):
+            name, salt, units, start, postings, role, stamp = row
+            if start != cursor or units < 0 or postings < 0 or name in index._by_name:
+                raise ValueError(f"entry {doc_id} ({name!r}) is inconsistent")
+            template, reference, group = role
+            entry = Entry(
+                str(name),
+                doc_id,
+                int(salt),
+                int(units),
+                int(start),
+                int(postings),
+                Role(bool(template), bool(reference), group),
+                tuple(stamp),
+            )
+            index._entries.append(entry)
+            index._by_name[entry.name] = doc_id
+            index._starts.append(entry.start)
+            index._alive.append(True)
+            cursor += entry.units + 1
+            total += entry.postings
+        if total != keys.shape[0] or cursor != data["next_start"]:
+            raise ValueError("postings do not add up to the entries")
+        if keys.shape[0] and int(positions.max()) >= cursor:
+            raise ValueError("a position lies outside every document")
+        index._base = _Segment(keys, positions)
+        index._next_start = cursor
+        return index
+
     def name_of(self, doc_id: int) -> str:
         entry = self._entries[doc_id]
         assert entry is not None

@@ -1,0 +1,124 @@
+"""Saving the index under ``.doublet/`` and loading it back, safely.
+
+The file is a magic line with the format version, a BLAKE2b checksum of the
+payload, and the payload in msgpack (numpy arrays as raw little-endian bytes).
+It is written to a temporary file, flushed to disk and renamed over the old
+one, so a crash leaves either the old index or the new one, never half of
+either. Anything wrong with a file on loading — missing, truncated, corrupt,
+another version — raises :class:`IndexFileError` with the reason; the caller
+logs it and rebuilds, so a bad file never serves an answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import msgpack
+import numpy as np
+
+from doublet.engine.index import Index
+
+FOLDER = ".doublet"
+FILE = "index.msgpack"
+VERSION = 1
+MAGIC = b"DOUBLET-INDEX\n"
+_DIGEST = 32
+
+
+class IndexFileError(Exception):
+    """The saved index cannot be used; ``reason`` says why."""
+
+    def __init__(self, path: Path, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+def index_path(root: Path) -> Path:
+    return root / FOLDER / FILE
+
+
+def _array_bytes(array: np.ndarray) -> bytes:
+    return np.ascontiguousarray(array, dtype="<u4").tobytes()
+
+
+def save(index: Index, root: Path) -> Path:
+    """Write the index atomically to ``root/.doublet/index.msgpack``."""
+    folder = root / FOLDER
+    folder.mkdir(exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# Doublet's index: rebuilt from the files, never committed\n*\n")
+    data = index.export()
+    payload = msgpack.packb(
+        {
+            "version": VERSION,
+            "entries": data["entries"],
+            "next_start": data["next_start"],
+            "keys": _array_bytes(data["keys"]),
+            "positions": _array_bytes(data["positions"]),
+        },
+        use_bin_type=True,
+    )
+    header = (
+        MAGIC
+        + VERSION.to_bytes(4, "little")
+        + hashlib.blake2b(payload, digest_size=_DIGEST).digest()
+    )
+    target = folder / FILE
+    handle, temporary = tempfile.mkstemp(prefix=FILE + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(header)
+            out.write(payload)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    if sys.platform != "win32":  # make the rename itself durable
+        directory = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+    return target
+
+
+def load(root: Path) -> Index:
+    """The saved index of ``root``, or IndexFileError saying why it cannot be used."""
+    path = index_path(root)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise IndexFileError(path, "no saved index") from None
+    except OSError as exc:
+        raise IndexFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    header = len(MAGIC) + 4 + _DIGEST
+    if not raw.startswith(MAGIC):
+        raise IndexFileError(path, "not a Doublet index file")
+    if len(raw) < header:
+        raise IndexFileError(path, "truncated")
+    version = int.from_bytes(raw[len(MAGIC) : len(MAGIC) + 4], "little")
+    if version != VERSION:
+        raise IndexFileError(path, f"written by another version of Doublet (format {version})")
+    payload = raw[header:]
+    if hashlib.blake2b(payload, digest_size=_DIGEST).digest() != raw[len(MAGIC) + 4 : header]:
+        raise IndexFileError(path, "corrupt or truncated (checksum mismatch)")
+    try:
+        data = msgpack.unpackb(payload, raw=False, strict_map_key=False)
+        return Index.restore(
+            {
+                "entries": data["entries"],
+                "next_start": data["next_start"],
+                "keys": np.frombuffer(data["keys"], dtype="<u4"),
+                "positions": np.frombuffer(data["positions"], dtype="<u4"),
+            }
+        )
+    except (ValueError, KeyError, TypeError, msgpack.UnpackException) as exc:
+        raise IndexFileError(path, f"corrupt ({exc})") from None

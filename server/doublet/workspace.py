@@ -1,0 +1,381 @@
+"""A workspace: a folder of documents, its configuration and its persisted index.
+
+This is where files meet the engine. It finds the documents of a folder (the
+configured include/exclude globs, ``.gitignore``, no symbolic links followed),
+keeps the index in step with them (reading only files whose size, time or
+content changed, and recognising moved files), and answers the questions the
+command line and the language server ask: every similar pair, or everything
+similar to one document or to an unsaved buffer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pathspec import GitIgnoreSpec
+
+from doublet import index_store
+from doublet.config import Config
+from doublet.config import load as load_config
+from doublet.engine.comparison import PairResult, compare, passage_digest
+from doublet.engine.document import Document
+from doublet.engine.index import Index, Role, keys_of
+from doublet.engine.scan import pairs as index_pairs
+from doublet.engine.scan import without
+from doublet.sources import BINARY_EXTENSIONS, SKIPPED_DIRS, NotText, Skipped, read_document
+
+log = logging.getLogger("doublet.workspace")
+
+Progress = Callable[[Iterable], Iterable]
+
+#: Documents whose text is kept between questions (the rest is read again when needed).
+CACHED_DOCUMENTS = 64
+
+
+@dataclass
+class Changes:
+    """What a refresh did, by workspace-relative path."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    renamed: list[tuple[str, str]] = field(default_factory=list)
+    unchanged: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed or self.renamed)
+
+
+@dataclass(frozen=True)
+class _Stamp:
+    """What identifies the indexed version of a file: its stat, its content, its settings."""
+
+    size: int
+    mtime_ns: int
+    digest: str
+    params: tuple
+
+    def pack(self) -> tuple:
+        return (self.size, self.mtime_ns, self.digest, list(self.params))
+
+    @staticmethod
+    def unpack(values: tuple) -> _Stamp | None:
+        try:
+            size, mtime_ns, digest, params = values
+            return _Stamp(int(size), int(mtime_ns), str(digest), tuple(params))
+        except (TypeError, ValueError):
+            return None
+
+
+def content_digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+class Workspace:
+    """A folder's documents, configuration and index."""
+
+    def __init__(self, root: Path, config: Config, index: Index | None = None):
+        self.root = root
+        self.config = config
+        self.index = index or Index()
+        self.skipped: list[Skipped] = []
+        self._documents: OrderedDict[str, Document] = OrderedDict()
+
+    # --- opening and saving ---------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        root: Path | str,
+        overrides: Mapping[str, Any] | None = None,
+        overrides_source: str = "command line",
+        saved: bool = True,
+    ) -> Workspace:
+        """The workspace of ``root`` with its saved index (if ``saved`` and usable).
+
+        A saved index that cannot be used is logged and ignored; :meth:`refresh`
+        then rebuilds it from the files.
+        """
+        root = Path(root).resolve()
+        config = load_config(root)
+        if overrides:
+            config = config.with_overrides(overrides, overrides_source)
+        index = None
+        if saved:
+            try:
+                index = index_store.load(root)
+            except index_store.IndexFileError as exc:
+                if exc.reason != "no saved index":
+                    log.warning("rebuilding the index: %s", exc)
+        return cls(root, config, index)
+
+    def save(self) -> Path:
+        return index_store.save(self.index, self.root)
+
+    # --- files ----------------------------------------------------------------------
+
+    def relative(self, path: Path | str) -> str:
+        """Workspace-relative posix path of a file (ValueError if it is outside)."""
+        full = Path(path)
+        if not full.is_absolute():
+            full = Path.cwd() / full
+        return PurePosixPath(Path(os.path.abspath(full)).relative_to(self.root)).as_posix()
+
+    def discover(self) -> tuple[list[str], list[Skipped]]:
+        """The workspace's documents (relative paths, sorted) and what was passed over."""
+        found: list[str] = []
+        skipped: list[Skipped] = []
+        ignores: list[tuple[str, GitIgnoreSpec]] = []
+        for folder, dirs, files in os.walk(self.root, followlinks=False):
+            here = Path(folder)
+            rel_folder = "" if here == self.root else here.relative_to(self.root).as_posix() + "/"
+            if self.config.respect_gitignore:
+                ignores = [(p, s) for p, s in ignores if rel_folder.startswith(p)]
+                spec = _gitignore(here / ".gitignore")
+                if spec is not None:
+                    ignores.append((rel_folder, spec))
+            kept_dirs = []
+            for name in sorted(dirs):
+                rel = rel_folder + name
+                if name in SKIPPED_DIRS or name.startswith("."):
+                    continue
+                if (here / name).is_symlink():
+                    skipped.append(Skipped(rel, "symbolic link to a folder (not followed)"))
+                    continue
+                if _ignored(ignores, rel + "/"):
+                    continue
+                kept_dirs.append(name)
+            dirs[:] = kept_dirs
+            for name in sorted(files):
+                rel = rel_folder + name
+                if name.startswith(".") or name == "doublet.toml":
+                    continue
+                if Path(name).suffix.lower() in BINARY_EXTENSIONS:
+                    continue
+                if _ignored(ignores, rel) or not self.config.is_included(rel):
+                    continue
+                if (here / name).is_symlink():
+                    skipped.append(Skipped(rel, "symbolic link (not followed)"))
+                    continue
+                found.append(rel)
+        return sorted(found), skipped
+
+    def role(self, rel: str) -> Role:
+        config = self.config
+        return Role(config.is_template(rel), config.is_reference(rel), config.group_of(rel))
+
+    # --- keeping the index current -----------------------------------------------------
+
+    def refresh(self, progress: Progress | None = None) -> Changes:
+        """Bring the index in step with the files, reading only what changed."""
+        files, skipped = self.discover()
+        changes = Changes(skipped=list(skipped))
+        present = set(files)
+        vanished = {
+            name: _Stamp.unpack(self.index.entry(name).stamp)
+            for name in self.index.names()
+            if name not in present
+        }
+        for rel in progress(files) if progress else files:
+            try:
+                self._refresh_one(rel, vanished, changes)
+            except NotText as exc:
+                changes.skipped.append(Skipped(rel, exc.reason))
+                if rel in self.index:
+                    self.index.remove(rel)
+                    changes.removed.append(rel)
+        for name in vanished:
+            if name in self.index:
+                self.index.remove(name)
+                changes.removed.append(name)
+                self._documents.pop(name, None)
+        self.skipped = changes.skipped
+        for item in changes.skipped:
+            log.info("skipped %s: %s", item.path, item.reason)
+        return changes
+
+    def _refresh_one(self, rel: str, vanished: dict[str, _Stamp | None], changes: Changes) -> None:
+        path = self.root / rel
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            raise NotText(rel, "vanished while the workspace was read") from None
+        mode = self.config.mode_for(rel)
+        params = tuple(mode.fingerprint_params)
+        role = self.role(rel)
+        old = _Stamp.unpack(self.index.entry(rel).stamp) if rel in self.index else None
+        if old and (old.size, old.mtime_ns, old.params) == (stat.st_size, stat.st_mtime_ns, params):
+            self._keep(rel, role, changes)
+            return
+        if stat.st_size > self.config.max_file_size:
+            raise NotText(rel, f"larger than max_file_size ({stat.st_size:,} bytes)")
+        data = _read_bytes(path, rel)
+        stamp = _Stamp(stat.st_size, stat.st_mtime_ns, content_digest(data), params)
+        if old and (old.digest, old.params) == (stamp.digest, params):
+            self.index.set_stamp(rel, stamp.pack())
+            self._keep(rel, role, changes)
+            return
+        if not old:
+            moved_from = next(
+                (
+                    n
+                    for n, s in vanished.items()
+                    if s and (s.digest, s.params) == (stamp.digest, params)
+                ),
+                None,
+            )
+            if moved_from is not None:
+                del vanished[moved_from]
+                self.index.rename(moved_from, rel)
+                self.index.set_stamp(rel, stamp.pack())
+                self.index.set_role(rel, role)
+                self._documents.pop(moved_from, None)
+                changes.renamed.append((moved_from, rel))
+                return
+        text = read_document(path, data)
+        document = Document(rel, text, mode)
+        self.index.add(
+            rel, document.fingerprints, document.unit_count, mode.salt, role, stamp.pack()
+        )
+        document.forget()
+        self._remember(document)
+        (changes.updated if old else changes.added).append(rel)
+
+    def _keep(self, rel: str, role: Role, changes: Changes) -> None:
+        if self.index.entry(rel).role != role:
+            self.index.set_role(rel, role)
+        changes.unchanged += 1
+
+    def update_text(self, rel: str, text: str) -> None:
+        """Index a document's current text (an editor's unsaved buffer, say)."""
+        mode = self.config.mode_for(rel)
+        document = Document(rel, text, mode)
+        stamp = (-1, -1, content_digest(text.encode("utf-8", "surrogatepass")), [])
+        self.index.add(
+            rel, document.fingerprints, document.unit_count, mode.salt, self.role(rel), stamp
+        )
+        self._remember(document)
+
+    def remove(self, rel: str) -> None:
+        if rel in self.index:
+            self.index.remove(rel)
+        self._documents.pop(rel, None)
+
+    # --- documents ------------------------------------------------------------------
+
+    def document(self, rel: str) -> Document:
+        """The document of a path as indexed (its text read again if not cached)."""
+        document = self._documents.get(rel)
+        if document is not None:
+            self._documents.move_to_end(rel)
+            return document
+        path = self.root / rel
+        text = read_document(path, _read_bytes(path, rel))
+        document = Document(rel, text, self.config.mode_for(rel))
+        self._remember(document)
+        return document
+
+    def _remember(self, document: Document) -> None:
+        self._documents[document.name] = document
+        self._documents.move_to_end(document.name)
+        while len(self._documents) > CACHED_DOCUMENTS:
+            _, oldest = self._documents.popitem(last=False)
+            oldest.forget()
+
+    # --- questions ------------------------------------------------------------------
+
+    def max_docs(self) -> int:
+        return self.config.boilerplate_limit(len(self.index))
+
+    def pairs(self, progress: Progress | None = None) -> list[PairResult]:
+        """Every pair of documents that shares passages, best first, as configured."""
+        results = index_pairs(
+            self.index,
+            self.document,
+            max_docs=self.max_docs(),
+            threshold=self.config.min_similarity,
+            progress=progress,
+        )
+        return [r for r in (self._unignored(r) for r in results) if r.passages]
+
+    def similar(self, rel: str, text: str | None = None) -> list[PairResult]:
+        """Every document with passages shared with ``rel`` (or with ``text`` as ``rel``'s content).
+
+        In each result, A is the asking document.
+        """
+        mode = self.config.mode_for(rel)
+        document = self.document(rel) if text is None else Document(rel, text, mode)
+        role = self.role(rel)
+        if role.template:
+            return []
+        options = mode.alignment
+        ignored = self.index.ignored_keys(keys_of(document.fingerprints.hashes), self.max_docs())
+        mine = without(document.fingerprints, ignored)
+        found = self.index.candidates(
+            document.fingerprints,
+            mode.salt,
+            max_docs=self.max_docs(),
+            reach=options.reach,
+            min_seeds=options.min_seeds,
+            exclude=rel,
+            role=role,
+        )
+        results = []
+        for candidate in found:
+            other = self.document(candidate.name)
+            result = compare(
+                document, other, fingerprints=(mine, without(other.fingerprints, ignored))
+            )
+            result = self._unignored(result)
+            if result.passages and result.similarity >= self.config.min_similarity:
+                results.append(result)
+        results.sort(key=lambda r: (-r.similarity, -r.longest, r.b.name))
+        return results
+
+    def _unignored(self, result: PairResult) -> PairResult:
+        """The result without the passages the user chose to ignore."""
+        if not self.config.ignore:
+            return result
+        a, b = result.a.name, result.b.name
+        kept = [
+            p
+            for p in result.passages
+            if not self.config.is_ignored(a, b, passage_digest(result.a, result.b, p))
+        ]
+        return result if len(kept) == len(result.passages) else result.with_passages(kept)
+
+
+def _read_bytes(path: Path, rel: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise NotText(rel, "vanished while the workspace was read") from None
+    except PermissionError:
+        raise NotText(rel, "permission denied") from None
+    except IsADirectoryError:
+        raise NotText(rel, "is a directory") from None
+    except OSError as exc:
+        raise NotText(rel, f"cannot be read ({exc.strerror or exc})") from None
+
+
+def _gitignore(path: Path) -> GitIgnoreSpec | None:
+    try:
+        return GitIgnoreSpec.from_lines(
+            path.read_text(encoding="utf-8", errors="replace").splitlines()
+        )
+    except OSError:
+        return None
+
+
+def _ignored(ignores: list[tuple[str, GitIgnoreSpec]], rel: str) -> bool:
+    """Whether a path is ignored by the .gitignore files of its folder and the folders above."""
+    return any(spec.match_file(rel[len(prefix) :]) for prefix, spec in ignores)
