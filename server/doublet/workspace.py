@@ -62,16 +62,17 @@ class _Stamp:
     size: int
     mtime_ns: int
     digest: str
-    params: tuple
+    params: tuple  # the mode's fingerprint parameters, its name first
+    chars: int  # length of the text, for reports that do not read it
 
     def pack(self) -> tuple:
-        return (self.size, self.mtime_ns, self.digest, list(self.params))
+        return (self.size, self.mtime_ns, self.digest, list(self.params), self.chars)
 
     @staticmethod
     def unpack(values: tuple) -> _Stamp | None:
         try:
-            size, mtime_ns, digest, params = values
-            return _Stamp(int(size), int(mtime_ns), str(digest), tuple(params))
+            size, mtime_ns, digest, params, chars = values
+            return _Stamp(int(size), int(mtime_ns), str(digest), tuple(params), int(chars))
         except (TypeError, ValueError):
             return None
 
@@ -169,6 +170,16 @@ class Workspace:
                 found.append(rel)
         return sorted(found), skipped
 
+    def listing(self) -> list[tuple[str, int, str]]:
+        """Every indexed document as (relative path, characters, mode name), sorted."""
+        rows = []
+        for entry in self.index.entries():
+            stamp = _Stamp.unpack(entry.stamp)
+            rows.append(
+                (entry.name, stamp.chars if stamp else 0, stamp.params[0] if stamp else "?")
+            )
+        return rows
+
     def role(self, rel: str) -> Role:
         config = self.config
         return Role(config.is_template(rel), config.is_reference(rel), config.group_of(rel))
@@ -219,8 +230,9 @@ class Workspace:
         if stat.st_size > self.config.max_file_size:
             raise NotText(rel, f"larger than max_file_size ({stat.st_size:,} bytes)")
         data = _read_bytes(path, rel)
-        stamp = _Stamp(stat.st_size, stat.st_mtime_ns, content_digest(data), params)
-        if old and (old.digest, old.params) == (stamp.digest, params):
+        digest = content_digest(data)
+        if old and (old.digest, old.params) == (digest, params):
+            stamp = _Stamp(stat.st_size, stat.st_mtime_ns, digest, params, old.chars)
             self.index.set_stamp(rel, stamp.pack())
             self._keep(rel, role, changes)
             return
@@ -242,6 +254,7 @@ class Workspace:
                 changes.renamed.append((moved_from, rel))
                 return
         text = read_document(path, data)
+        stamp = _Stamp(stat.st_size, stat.st_mtime_ns, digest, params, len(text))
         document = Document(rel, text, mode)
         self.index.add(
             rel, document.fingerprints, document.unit_count, mode.salt, role, stamp.pack()
@@ -259,7 +272,8 @@ class Workspace:
         """Index a document's current text (an editor's unsaved buffer, say)."""
         mode = self.config.mode_for(rel)
         document = Document(rel, text, mode)
-        stamp = (-1, -1, content_digest(text.encode("utf-8", "surrogatepass")), [])
+        digest = content_digest(text.encode("utf-8", "surrogatepass"))
+        stamp = _Stamp(-1, -1, digest, tuple(mode.fingerprint_params), len(text)).pack()
         self.index.add(
             rel, document.fingerprints, document.unit_count, mode.salt, self.role(rel), stamp
         )

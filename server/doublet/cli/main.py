@@ -18,6 +18,7 @@ from typing import TypeVar
 from doublet import __version__
 from doublet.cli.loading import Thresholds, UsageError, load
 from doublet.cli.report import (
+    Listing,
     compare_data,
     render_compare_text,
     render_matrix_csv,
@@ -27,11 +28,15 @@ from doublet.cli.report import (
     render_summary,
     scan_data,
     similarity_matrix,
+    texts_of,
 )
+from doublet.config import ConfigError
 from doublet.engine.comparison import compare
 from doublet.engine.measures import measure_all
-from doublet.engine.modes import MODE_NAMES
+from doublet.engine.modes import MODE_NAMES, MODES
 from doublet.engine.scan import scan
+from doublet.sources import Skipped
+from doublet.workspace import Workspace
 
 T = TypeVar("T")
 
@@ -89,6 +94,29 @@ def _add_matching_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--threshold",
+        type=_fraction,
+        metavar="F",
+        help="only pairs whose similarity is at least F, between 0 and 1 "
+        "(default: min_similarity of doublet.toml, else 0)",
+    )
+    parser.add_argument(
+        "--max-docs",
+        type=_positive_int,
+        metavar="N",
+        help="ignore text found in more than N documents as boilerplate "
+        "(default: a tenth of the documents, at least 10)",
+    )
+
+
+def _add_progress_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-progress", action="store_true", help="no progress bar on standard error"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="doublet",
@@ -101,32 +129,56 @@ def build_parser() -> argparse.ArgumentParser:
     scan_parser = commands.add_parser(
         "scan",
         help="every pair of documents that shares passages, ranked",
-        description="Scan files and folders; list every pair of documents that shares "
-        "passages, most similar first.",
+        description="List every pair of documents that shares passages, most similar "
+        "first. With one folder, that folder is a workspace: its doublet.toml applies and "
+        "its index is kept in .doublet/, so a second scan reads only what changed. With "
+        "files or several paths, they are compared as given.",
     )
     scan_parser.add_argument("paths", nargs="*", default=["."], metavar="PATH")
     _add_matching_options(scan_parser)
-    scan_parser.add_argument(
-        "--threshold",
-        type=_fraction,
-        default=0.0,
-        metavar="F",
-        help="only pairs whose similarity is at least F, between 0 and 1 (default: 0)",
-    )
-    scan_parser.add_argument(
-        "--max-docs",
-        type=_positive_int,
-        metavar="N",
-        help="ignore text found in more than N documents as boilerplate "
-        "(default: a tenth of the documents, at least 10)",
-    )
+    _add_workspace_options(scan_parser)
     scan_parser.add_argument(
         "--matrix", action="store_true", help="show a similarity matrix of all documents"
     )
     scan_parser.add_argument("--format", choices=("text", "json", "csv"), default="text")
     scan_parser.add_argument(
-        "--no-progress", action="store_true", help="no progress bar on standard error"
+        "--no-index", action="store_true", help="neither read nor write the saved index"
     )
+    _add_progress_option(scan_parser)
+
+    index_parser = commands.add_parser(
+        "index",
+        help="build or update a workspace's saved index",
+        description="Build or update the index of a workspace in DIR/.doublet/, reading "
+        "only files that changed since the last time.",
+    )
+    index_parser.add_argument("root", nargs="?", default=".", metavar="DIR")
+    _add_matching_options(index_parser)
+    _add_progress_option(index_parser)
+
+    similar_parser = commands.add_parser(
+        "similar",
+        help="everything in the workspace similar to one file",
+        description="List the documents of the workspace that share passages with FILE. "
+        "The workspace is --root, else the nearest folder above FILE holding doublet.toml "
+        "or .doublet/, else the current folder (or FILE's folder when FILE is outside it).",
+    )
+    similar_parser.add_argument("file", metavar="FILE")
+    similar_parser.add_argument("--root", metavar="DIR", help="the workspace folder")
+    _add_matching_options(similar_parser)
+    _add_workspace_options(similar_parser)
+    similar_parser.add_argument("--format", choices=("text", "json"), default="text")
+    _add_progress_option(similar_parser)
+
+    config_parser = commands.add_parser(
+        "config",
+        help="print a workspace's effective configuration",
+        description="Print the configuration in effect for DIR (defaults, DIR/doublet.toml "
+        "and these options), as TOML with where each value came from.",
+    )
+    config_parser.add_argument("root", nargs="?", default=".", metavar="DIR")
+    _add_matching_options(config_parser)
+    _add_workspace_options(config_parser)
 
     compare_parser = commands.add_parser(
         "compare",
@@ -160,38 +212,184 @@ def _thresholds(args: argparse.Namespace) -> Thresholds:
     return Thresholds(noise=args.noise, guarantee=args.guarantee, min_length=args.min_length)
 
 
-def run_scan(args: argparse.Namespace) -> int:
-    started = time.perf_counter()
-    show_progress = not args.no_progress
-    loaded = load(args.paths, args.mode, _thresholds(args), _progress(show_progress, "reading"))
-    for skipped in loaded.skipped:
-        print(f"doublet: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
-    if args.matrix and len(loaded.documents) > MATRIX_LIMIT:
-        raise UsageError(
-            f"--matrix shows at most {MATRIX_LIMIT} documents; found {len(loaded.documents)}"
-        )
-    results = scan(
-        loaded.documents,
-        max_docs=args.max_docs,
-        threshold=args.threshold,
-        progress=_progress(show_progress, "comparing"),
+def _overrides(args: argparse.Namespace) -> dict:
+    """Command-line options as a configuration layer (same keys as doublet.toml)."""
+    values: dict = {}
+    per_mode = {
+        "noise": args.noise,
+        "guarantee": args.guarantee,
+        "min_length": args.min_length,
+    }
+    per_mode = {k: v for k, v in per_mode.items() if v is not None}
+    if per_mode:
+        for mode in MODES:
+            values[mode] = dict(per_mode)
+    if args.mode != "auto":
+        values["modes"] = {"*": args.mode}
+    if getattr(args, "threshold", None) is not None:
+        values["min_similarity"] = args.threshold
+    if getattr(args, "max_docs", None) is not None:
+        values["boilerplate"] = max(args.max_docs, 2)
+    return values
+
+
+def _open_workspace(root: str, args: argparse.Namespace, saved: bool = True) -> Workspace:
+    if not os.path.isdir(root):
+        raise UsageError(f"no such folder: {root}")
+    try:
+        return Workspace.open(root, _overrides(args), "command line", saved=saved)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _prefix(shown_root: str) -> str:
+    """What to put before a workspace-relative path to show it as the user named the root."""
+    return "" if shown_root in (".", "") else shown_root.rstrip("/") + "/"
+
+
+def _refresh(workspace: Workspace, show_progress: bool, shown_root: str) -> list[Skipped]:
+    """Refresh the index; files passed over are reported on stderr and returned."""
+    changes = workspace.refresh(_progress(show_progress, "reading"))
+    prefix = _prefix(shown_root)
+    skipped = [Skipped(prefix + s.path, s.reason) for s in changes.skipped]
+    for item in skipped:
+        print(f"doublet: skipped {item.path}: {item.reason}", file=sys.stderr)
+    return skipped
+
+
+def _workspace_listing(workspace: Workspace, shown_root: str) -> Listing:
+    rows = workspace.listing()
+    prefix = _prefix(shown_root)
+    return Listing(
+        [name for name, _, _ in rows],
+        {name: chars for name, chars, _ in rows},
+        {name: mode for name, _, mode in rows},
+        {name: prefix + name for name, _, _ in rows},
     )
-    documents = loaded.documents
-    data = scan_data(documents, results, loaded.skipped)
+
+
+def _write(data: dict, args: argparse.Namespace, texts: dict, started: float) -> None:
+    """Print a scan-shaped report in the format asked for."""
+    count = len(data["documents"])
     if args.format == "json":
-        if args.matrix:
-            data["matrix"] = similarity_matrix(len(documents), data)
+        if getattr(args, "matrix", False):
+            data["matrix"] = similarity_matrix(count, data)
         json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     elif args.format == "csv":
-        writer = render_matrix_csv if args.matrix else render_pairs_csv
-        sys.stdout.write(writer(documents, data))
+        sys.stdout.write(render_matrix_csv(data) if args.matrix else render_pairs_csv(data))
     else:
-        if args.matrix:
-            sys.stdout.write(render_matrix_text(documents, data, highlight=sys.stdout.isatty()))
+        if getattr(args, "matrix", False):
+            sys.stdout.write(render_matrix_text(data, highlight=sys.stdout.isatty()))
         else:
-            sys.stdout.write(render_pairs_text(documents, data))
+            sys.stdout.write(render_pairs_text(data, texts))
         sys.stdout.write(render_summary(data, time.perf_counter() - started))
+
+
+def run_scan(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    show_progress = not args.no_progress
+    if len(args.paths) == 1 and os.path.isdir(args.paths[0]):
+        workspace = _open_workspace(args.paths[0], args, saved=not args.no_index)
+        skipped = _refresh(workspace, show_progress, args.paths[0])
+        if not args.no_index:
+            workspace.save()
+        listing = _workspace_listing(workspace, args.paths[0])
+        results = workspace.pairs(_progress(show_progress, "comparing"))
+    else:
+        loaded = load(args.paths, args.mode, _thresholds(args), _progress(show_progress, "reading"))
+        for item in loaded.skipped:
+            print(f"doublet: skipped {item.path}: {item.reason}", file=sys.stderr)
+        listing = Listing.of_documents(loaded.documents)
+        skipped = loaded.skipped
+        results = scan(
+            loaded.documents,
+            max_docs=args.max_docs,
+            threshold=args.threshold or 0.0,
+            progress=_progress(show_progress, "comparing"),
+        )
+    if args.matrix and len(listing.names) > MATRIX_LIMIT:
+        raise UsageError(
+            f"--matrix shows at most {MATRIX_LIMIT} documents; found {len(listing.names)}"
+        )
+    data = scan_data(listing, results, skipped)
+    _write(data, args, texts_of(results, listing), started)
+    return 0
+
+
+def run_index(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    workspace = _open_workspace(args.root, args)
+    changes = workspace.refresh(_progress(not args.no_progress, "indexing"))
+    for skipped in changes.skipped:
+        print(
+            f"doublet: skipped {_prefix(args.root)}{skipped.path}: {skipped.reason}",
+            file=sys.stderr,
+        )
+    path = workspace.save()
+    size = path.stat().st_size / 1e6
+    print(
+        f"Indexed {len(workspace.index)} documents in {time.perf_counter() - started:.2f} s: "
+        f"{len(changes.added)} added, {len(changes.updated)} updated, "
+        f"{len(changes.removed)} removed, {len(changes.renamed)} moved, "
+        f"{changes.unchanged} unchanged, {len(changes.skipped)} skipped. "
+        f"Index: {path} ({size:.1f} MB)."
+    )
+    return 0
+
+
+def find_root(file: str) -> str:
+    """The workspace of a file: nearest folder above it with doublet.toml or .doublet/."""
+    here = os.path.dirname(os.path.abspath(file))
+    folder = here
+    while True:
+        if os.path.exists(os.path.join(folder, "doublet.toml")) or os.path.isdir(
+            os.path.join(folder, ".doublet")
+        ):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    cwd = os.getcwd()
+    return cwd if here == cwd or here.startswith(cwd + os.sep) else here
+
+
+def run_similar(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    if not os.path.isfile(args.file):
+        raise UsageError(f"no such file: {args.file}")
+    root = args.root or find_root(args.file)
+    workspace = _open_workspace(root, args)
+    _refresh(workspace, not args.no_progress, os.path.relpath(root))
+    workspace.save()
+    try:
+        rel = workspace.relative(args.file)
+    except ValueError:
+        raise UsageError(f"{args.file} is not inside the workspace {root}") from None
+    if rel not in workspace.index:
+        reason = next((s.reason for s in workspace.skipped if s.path == rel), "not included")
+        raise UsageError(f"{args.file} is not a document of the workspace: {reason}")
+    results = workspace.similar(rel)
+    names = [rel] + [r.b.name for r in results]
+    everything = {name: (chars, mode) for name, chars, mode in workspace.listing()}
+    shown = os.path.relpath(workspace.root)
+    prefix = "" if shown == "." else shown + "/"
+    listing = Listing(
+        names,
+        {n: everything[n][0] for n in names},
+        {n: everything[n][1] for n in names},
+        {n: prefix + n for n in names},
+    )
+    data = scan_data(listing, results, [])
+    args.matrix = False
+    _write(data, args, texts_of(results, listing), started)
+    return 0
+
+
+def run_config(args: argparse.Namespace) -> int:
+    workspace = _open_workspace(args.root, args, saved=False)
+    sys.stdout.write(workspace.config.as_toml())
     return 0
 
 
@@ -219,7 +417,13 @@ def run_compare(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    handlers = {"scan": run_scan, "compare": run_compare}
+    handlers = {
+        "scan": run_scan,
+        "index": run_index,
+        "similar": run_similar,
+        "config": run_config,
+        "compare": run_compare,
+    }
     try:
         return handlers[args.command](args)
     except UsageError as exc:

@@ -10,6 +10,7 @@ import csv
 import io
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from doublet.engine.comparison import PairResult
 from doublet.engine.document import Document
@@ -24,6 +25,39 @@ def passage_kind(passage: Passage) -> str:
     return "verbatim" if passage.score >= VERBATIM_SCORE else "edited"
 
 
+@dataclass(frozen=True)
+class Listing:
+    """The documents a report is about, numbered: the ids of the JSON output.
+
+    ``shown`` turns an engine name (a path, or a workspace-relative path) into
+    the path printed; the text of a document is needed only for its excerpts,
+    and comes from the results.
+    """
+
+    names: list[str]
+    chars: dict[str, int]
+    modes: dict[str, str]
+    shown: dict[str, str]
+
+    @staticmethod
+    def of_documents(documents: Sequence[Document]) -> Listing:
+        return Listing(
+            [d.name for d in documents],
+            {d.name: len(d.text) for d in documents},
+            {d.name: d.mode.name for d in documents},
+            {d.name: d.name for d in documents},
+        )
+
+    def ids(self) -> dict[str, int]:
+        return {name: i for i, name in enumerate(self.names)}
+
+    def data(self) -> list[dict]:
+        return [
+            {"id": i, "path": self.shown[n], "chars": self.chars[n], "mode": self.modes[n]}
+            for i, n in enumerate(self.names)
+        ]
+
+
 def _side(document: Document, side: Side) -> dict:
     return {
         "start": side.start,
@@ -33,17 +67,10 @@ def _side(document: Document, side: Side) -> dict:
     }
 
 
-def documents_data(documents: Sequence[Document]) -> list[dict]:
-    return [
-        {"id": i, "path": d.name, "chars": len(d.text), "mode": d.mode.name}
-        for i, d in enumerate(documents)
-    ]
-
-
-def pair_data(result: PairResult, ids: dict[int, int]) -> dict:
+def pair_data(result: PairResult, ids: dict[str, int]) -> dict:
     return {
-        "a": ids[id(result.a)],
-        "b": ids[id(result.b)],
+        "a": ids[result.a.name],
+        "b": ids[result.b.name],
         "similarity": round(result.similarity, 4),
         "a_coverage": round(result.a_coverage, 4),
         "b_coverage": round(result.b_coverage, 4),
@@ -60,23 +87,27 @@ def pair_data(result: PairResult, ids: dict[int, int]) -> dict:
     }
 
 
-def scan_data(
-    documents: Sequence[Document], results: Sequence[PairResult], skipped: Sequence[Skipped]
-) -> dict:
-    ids = {id(d): i for i, d in enumerate(documents)}
+def scan_data(listing: Listing, results: Sequence[PairResult], skipped: Sequence[Skipped]) -> dict:
+    ids = listing.ids()
     return {
-        "documents": documents_data(documents),
+        "documents": listing.data(),
         "pairs": [pair_data(r, ids) for r in results],
         "skipped": [{"path": s.path, "reason": s.reason} for s in skipped],
     }
 
 
 def compare_data(result: PairResult, measures: dict[str, float]) -> dict:
-    documents = [result.a, result.b]
-    data = {"documents": documents_data(documents)}
-    data.update(pair_data(result, {id(result.a): 0, id(result.b): 1}))
+    listing = Listing.of_documents([result.a, result.b])
+    data = {"documents": listing.data()}
+    data.update(pair_data(result, listing.ids()))
     data["measures"] = {k: round(v, 4) if isinstance(v, float) else v for k, v in measures.items()}
     return data
+
+
+def texts_of(results: Sequence[PairResult], listing: Listing) -> dict[int, Document]:
+    """The documents of the results by id: what the text renderings quote from."""
+    ids = listing.ids()
+    return {ids[d.name]: d for r in results for d in (r.a, r.b)}
 
 
 def excerpt(text: str, start: int, end: int, width: int = 72) -> str:
@@ -99,17 +130,18 @@ def _percent(value: float) -> str:
     return f"{100 * value:.0f}%"
 
 
-def render_pairs_text(documents: Sequence[Document], data: dict) -> str:
+def render_pairs_text(data: dict, texts: dict[int, Document]) -> str:
     out = io.StringIO()
     pairs = data["pairs"]
+    paths = [d["path"] for d in data["documents"]]
     if not pairs:
         out.write("No pair of documents shares a passage above the thresholds.\n")
         return out.getvalue()
     for rank, pair in enumerate(pairs, 1):
-        a, b = documents[pair["a"]], documents[pair["b"]]
+        a, b = texts[pair["a"]], texts[pair["b"]]
         count = len(pair["passages"])
         out.write(
-            f"{rank}. {a.name}  ~  {b.name}\n"
+            f"{rank}. {paths[pair['a']]}  ~  {paths[pair['b']]}\n"
             f"   similarity {_percent(pair['similarity'])} · covers {_percent(pair['a_coverage'])}"
             f" of A, {_percent(pair['b_coverage'])} of B · longest passage {pair['longest']}"
             f" characters · {count} passage{'s' if count != 1 else ''}\n"
@@ -140,15 +172,16 @@ def render_summary(data: dict, seconds: float) -> str:
     )
 
 
-def render_pairs_csv(documents: Sequence[Document], data: dict) -> str:
+def render_pairs_csv(data: dict) -> str:
+    paths = [d["path"] for d in data["documents"]]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["a", "b", "similarity", "a_coverage", "b_coverage", "longest", "passages"])
     for pair in data["pairs"]:
         writer.writerow(
             [
-                documents[pair["a"]].name,
-                documents[pair["b"]].name,
+                paths[pair["a"]],
+                paths[pair["b"]],
                 pair["similarity"],
                 pair["a_coverage"],
                 pair["b_coverage"],
@@ -167,13 +200,14 @@ def similarity_matrix(count: int, data: dict) -> list[list[float]]:
     return matrix
 
 
-def render_matrix_text(documents: Sequence[Document], data: dict, highlight: bool) -> str:
+def render_matrix_text(data: dict, highlight: bool) -> str:
     """The seeds' view: every document against every other, matches marked."""
-    matrix = similarity_matrix(len(documents), data)
+    paths = [d["path"] for d in data["documents"]]
+    matrix = similarity_matrix(len(paths), data)
     out = io.StringIO()
-    for i, d in enumerate(documents):
-        out.write(f"[{i + 1:>2}] {d.name}\n")
-    out.write("\n     " + "".join(f"{j + 1:>5}" for j in range(len(documents))) + "\n")
+    for i, path in enumerate(paths):
+        out.write(f"[{i + 1:>2}] {path}\n")
+    out.write("\n     " + "".join(f"{j + 1:>5}" for j in range(len(paths))) + "\n")
     for i, row in enumerate(matrix):
         cells = []
         for j, value in enumerate(row):
@@ -189,13 +223,14 @@ def render_matrix_text(documents: Sequence[Document], data: dict, highlight: boo
     return out.getvalue()
 
 
-def render_matrix_csv(documents: Sequence[Document], data: dict) -> str:
-    matrix = similarity_matrix(len(documents), data)
+def render_matrix_csv(data: dict) -> str:
+    paths = [d["path"] for d in data["documents"]]
+    matrix = similarity_matrix(len(paths), data)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["", *(d.name for d in documents)])
-    for d, row in zip(documents, matrix, strict=True):
-        writer.writerow([d.name, *(round(v, 4) for v in row)])
+    writer.writerow(["", *paths])
+    for path, row in zip(paths, matrix, strict=True):
+        writer.writerow([path, *(round(v, 4) for v in row)])
     return out.getvalue()
 
 
@@ -211,8 +246,8 @@ def render_compare_text(data: dict, documents: Sequence[Document]) -> str:
     )
     if data["passages"]:
         out.write(f"\n{len(data['passages'])} passage(s):\n")
-        pair_only = {"pairs": [dict(data, a=0, b=1)]}
-        listing = render_pairs_text(documents, pair_only).split("\n", 2)[2]
+        pair_only = {"pairs": [dict(data, a=0, b=1)], "documents": data["documents"]}
+        listing = render_pairs_text(pair_only, {0: a, 1: b}).split("\n", 2)[2]
         out.write(listing)
     else:
         out.write("\nNo shared passage above the thresholds.\n\n")
