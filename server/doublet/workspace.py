@@ -342,6 +342,7 @@ class Workspace:
             min_seeds=options.min_seeds,
             exclude=rel,
             role=role,
+            ignored=ignored,
         )
         results = []
         for candidate in found:

@@ -92,6 +92,29 @@ class _Segment:
         return int(self.keys.shape[0])
 
 
+def _clustered_docs(
+    docs: np.ndarray, positions: np.ndarray, reach: int, min_seeds: int
+) -> np.ndarray:
+    """Documents holding ``min_seeds`` distinct positions no more than ``reach`` apart.
+
+    One sort of (document, position) pairs for all documents at once: the cheap
+    test that spares most documents the exact (iterative) density filter.
+    """
+    if docs.shape[0] == 0:
+        return docs
+    packed = (docs.astype(np.int64) << 32) | positions.astype(np.int64)
+    packed.sort()
+    doc = packed >> 32
+    at = packed & 0xFFFFFFFF
+    new_doc = np.r_[True, doc[1:] != doc[:-1]]
+    step = np.diff(at)
+    new_run = new_doc | np.r_[True, step > reach]
+    new_position = new_doc | np.r_[True, step != 0]
+    run = np.cumsum(new_run) - 1
+    sizes = np.bincount(run, weights=new_position)
+    return np.unique(doc[new_run][sizes >= min_seeds])
+
+
 class Index:
     """Documents' fingerprints, searchable by key; add, update, remove and rename."""
 
@@ -303,14 +326,16 @@ class Index:
         min_seeds: int,
         exclude: str | None = None,
         role: Role | None = None,
+        ignored: np.ndarray | None = None,
     ) -> list[Candidate]:
         """Documents that may share a passage with a text of these fingerprints.
 
         ``exclude`` names the document itself (when it is indexed); ``role`` is
-        the querying document's role, so that its own group is left out.
+        the querying document's role, so that its own group is left out;
+        ``ignored`` is :meth:`ignored_keys` of these fingerprints, if known.
         """
         keys = keys_of(fingerprints.hashes)
-        skip = self.ignored_keys(keys, max_docs)
+        skip = self.ignored_keys(keys, max_docs) if ignored is None else ignored
         usable = ~np.isin(keys, skip)
         keys, query_positions = keys[usable], fingerprints.positions[usable]
         if keys.shape[0] == 0:
@@ -330,13 +355,15 @@ class Index:
         seeds_query = query_positions[np.repeat(first[which], count) + within]
         seeds_doc = np.repeat(doc, count)
         seeds_at = np.repeat(at, count)
+        maybe = _clustered_docs(seeds_doc, seeds_query, reach, min_seeds)
+        maybe = np.intersect1d(maybe, _clustered_docs(seeds_doc, seeds_at, reach, min_seeds))
+        keep = np.isin(seeds_doc, maybe)
+        seeds_doc, seeds_query, seeds_at = seeds_doc[keep], seeds_query[keep], seeds_at[keep]
         found = []
         order = np.argsort(seeds_doc, kind="stable")
         seeds_doc, seeds_query, seeds_at = seeds_doc[order], seeds_query[order], seeds_at[order]
         bounds = np.flatnonzero(np.r_[True, seeds_doc[1:] != seeds_doc[:-1], True])
         for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-            if np.unique(seeds_query[lo:hi]).shape[0] < min_seeds:
-                continue
             dense = dense_seeds(seeds_query[lo:hi], seeds_at[lo:hi], reach, min_seeds)
             if dense.any():
                 entry = self._entries[int(seeds_doc[lo])]

@@ -40,21 +40,23 @@ def quoted_spans(text: str, limit: int = MAX_QUOTE) -> list[tuple[int, int]]:
     return spans
 
 
+_OPENING = re.compile("[" + re.escape("".join(PAIRS)) + "]")
+
+
 def _spans_in(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:
     spans = []
-    i = start
-    while i < end:
-        closing = PAIRS.get(text[i])
-        if closing is None:
-            i += 1
-            continue
-        stop = text.find(closing, i + 1, min(end, i + limit + 1))
+    at = start
+    while True:
+        found = _OPENING.search(text, at, end)
+        if found is None:
+            return spans
+        i = found.start()
+        stop = text.find(PAIRS[text[i]], i + 1, min(end, i + limit + 1))
         if stop == -1:
-            i += 1
+            at = i + 1
             continue
         spans.append((i, stop + 1))
-        i = stop + 1
-    return spans
+        at = stop + 1
 
 
 def quoted_mask(text: str, starts: np.ndarray) -> np.ndarray:
