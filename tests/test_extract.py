@@ -364,9 +364,10 @@ def test_latex_verbatim_keeps_its_code() -> None:
     assert "verbatim" not in masked
 
 
-def test_latex_unterminated_math_is_not_swallowed() -> None:
-    masked = mask_latex("Costs $5 and more.\n\nNext paragraph \\begin{equation} x")
-    assert words(masked) == ["Costs", "5", "and", "more", "Next", "paragraph", "x"]
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_latex_unterminated_math_is_not_swallowed(newline: str) -> None:
+    source = f"Costs $5 and more.{newline}{newline}Next $paragraph \\begin{{equation}} x"
+    assert words(mask_latex(source)) == ["Costs", "5", "and", "more", "Next", "paragraph", "x"]
 
 
 def test_latex_tabular_column_spec_is_masked() -> None:
@@ -465,6 +466,17 @@ def test_rst_masks_directives_targets_comments_and_roles() -> None:
     assert kept == expected.split()
 
 
+@pytest.mark.parametrize(
+    ("kind", "source"),
+    [("html", HTML), ("latex", LATEX), ("markdown", MARKDOWN), ("rst", RST)],
+)
+def test_windows_line_endings_mask_the_same(kind: str, source: str) -> None:
+    crlf = source.replace("\n", "\r\n")
+    masked = MASKS[kind](crlf)
+    assert_faithful(kind, crlf, masked)
+    assert words(masked) == words(MASKS[kind](source))
+
+
 # --- extract: markup kinds ---------------------------------------------------------------
 
 
@@ -527,6 +539,47 @@ def test_docx_paragraphs_and_tables_in_order_one_per_line() -> None:
         "Cell B1",
         "Merged row",
         "Last paragraph, after the table.",
+    ]
+
+
+W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+MC = 'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"'
+WORD_XML = [
+    # Tab stops are properties, not tabs; a tracked insertion counts, a deletion does not.
+    f"""<w:p {W}><w:pPr><w:tabs><w:tab w:val="left" w:pos="720"/></w:tabs></w:pPr>
+      <w:r><w:t xml:space="preserve">Kept </w:t></w:r>
+      <w:ins w:id="1" w:author="a"><w:r><w:t>inserted</w:t></w:r></w:ins>
+      <w:del w:id="2" w:author="a"><w:r><w:delText>deleted</w:delText></w:r></w:del>
+      <w:r><w:tab/><w:t>after tab</w:t><w:br/><w:t>new line</w:t></w:r></w:p>""",
+    # A content control, as university templates have.
+    f"""<w:sdt {W}><w:sdtPr><w:alias w:val="Title"/></w:sdtPr><w:sdtContent>
+      <w:p><w:r><w:t>Inside a content control</w:t></w:r></w:p></w:sdtContent></w:sdt>""",
+    # A text box: its paragraph follows the anchoring one; the legacy copy is skipped.
+    f"""<w:p {W} {MC}><w:r><w:t>Anchor</w:t></w:r><w:r><mc:AlternateContent>
+      <mc:Choice Requires="wps"><w:drawing><w:txbxContent><w:p><w:r><w:t>Boxed words</w:t>
+      </w:r></w:p></w:txbxContent></w:drawing></mc:Choice>
+      <mc:Fallback><w:pict><w:txbxContent><w:p><w:r><w:t>Boxed words</w:t></w:r></w:p>
+      </w:txbxContent></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>""",
+]
+
+
+def test_docx_tracked_changes_content_controls_and_text_boxes() -> None:
+    import docx
+    from docx.oxml import parse_xml
+
+    document = docx.Document()
+    body = document.element.body
+    for xml in WORD_XML:
+        body.insert(len(body) - 1, parse_xml(xml))  # before the section properties
+    out = io.BytesIO()
+    document.save(out)
+    text = extract(Path("essay.docx"), out.getvalue(), decode)
+    assert text.split("\n") == [
+        "Kept inserted\tafter tab",
+        "new line",
+        "Inside a content control",
+        "Anchor",
+        "Boxed words",
     ]
 
 

@@ -28,11 +28,13 @@ of the file; only its opening is masked.
 *Extracted* formats (.docx, .pdf, .ipynb, .odt) are containers whose text has
 no offsets of its own; offsets refer to the extracted text. A .docx or .odt
 gives one paragraph per line, table cells one paragraph per line in reading
-order; a PDF gives its pages' text joined by a line holding only a form feed
-(``"\\n\\f\\n"``), so pages can be counted and never run into each other; a
-notebook gives its markdown (masked) and code cells' sources separated by a
-blank line, outputs ignored. Damaged, encrypted or image-only files raise
-:class:`~doublet.sources.NotText` with a reason a user can act on.
+order (a .docx's tracked insertions, content controls and text boxes included,
+its deletions, headers, footers and footnotes not); a PDF gives its pages'
+text joined by a line holding only a form feed (``"\\n\\f\\n"``), so pages can
+be counted and never run into each other; a notebook gives its markdown
+(masked) and code cells' sources separated by a blank line, outputs ignored.
+Damaged, encrypted or image-only files raise :class:`~doublet.sources.NotText`
+with a reason a user can act on.
 
 python-docx and pypdf are imported only when such a file is read: start-up time
 matters for the command line and the language server.
@@ -156,6 +158,10 @@ def _whole_joined(m: re.Match[str]) -> str:
 
 # --- HTML --------------------------------------------------------------------------------
 
+_ENTITY = r"&(?:\#[0-9]{1,7};?|\#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};)"
+
+#: A tag's quoted attribute may hold '>'; a long or unbalanced one (a data URI, a
+#: stray quote) falls back to ending at the first '>', which keeps the pass linear.
 _HTML = re.compile(
     r"""
     (?P<comment><!--.*?-->)
@@ -163,11 +169,14 @@ _HTML = re.compile(
     |(?P<head><head\b[^>]*>.*?(?:</head\s*>|(?=<body\b)))
     |(?P<cdata><!\[CDATA\[|\]\]>)
     |(?P<decl><[!?][^>]*>)
-    |(?P<tag></?[A-Za-z][^\s/>]*(?:[^>"']|"[^"]*"|'[^']*')*>)
-    |(?P<entity>&(?:\#[0-9]{1,7};?|\#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};))
+    |(?P<tag></?[A-Za-z](?:[^>"']|"[^"]{0,2000}"|'[^']{0,2000}')*>|</?[A-Za-z][^>]*>)
+    |(?P<entity>"""
+    + _ENTITY
+    + r""")
     """,
     re.VERBOSE | re.DOTALL | re.IGNORECASE,
 )
+_HTML_ENTITY = re.compile(f"(?P<entity>{_ENTITY})")
 
 
 def _html_entity(m: re.Match[str]) -> str:
@@ -178,7 +187,11 @@ def _html_entity(m: re.Match[str]) -> str:
 
 def mask_html(text: str) -> str:
     """HTML with tags, comments, head, scripts and styles masked; entities replaced."""
-    return _mask(_HTML, {"entity": _html_entity}, text)
+    # Past the last '>' no tag can end: only entities are looked for there, so a
+    # run of '<' that never closes costs one scan, not one scan per '<'.
+    cut = text.rfind(">") + 1
+    handlers: dict[str, Handler] = {"entity": _html_entity}
+    return _mask(_HTML, handlers, text[:cut]) + _mask(_HTML_ENTITY, handlers, text[cut:])
 
 
 # --- LaTeX -------------------------------------------------------------------------------
@@ -204,7 +217,7 @@ _LATEX = re.compile(
     |(?P<hidden>\\begin\{(?P<henv>equation|align|alignat|gather|multline|flalign|eqnarray
         |displaymath|math|tikzpicture|comment)(?P<star>\*?)\}.*?\\end\{(?P=henv)(?P=star)\})
     |(?P<display>\$\$.*?\$\$|\\\[.*?\\\]|\\\(.*?\\\))
-    |(?P<inline>\$(?:\\.|[^$\\\n]|\n(?![ \t]*\n))+\$)
+    |(?P<inline>\$(?:\\.|[^$\\\n]|\n(?![ \t]*\r?\n))+\$)
     |(?P<comment>%[^\n]*)
     |(?P<verb>\\verb\*?(?P<delim>[^A-Za-z\s*])[^\n]*?(?P=delim))
     |(?P<accent>\\(?P<acc>['`^"~=.])[ \t]*(?:\{[ \t]*(?P<abase>[A-Za-z]|\\[ij])[ \t]*\}
@@ -320,9 +333,9 @@ def mask_latex(text: str) -> str:
 
 _MARKDOWN = re.compile(
     r"""
-    (?P<front>\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?=\n|\Z))
+    (?P<front>\A---[ \t]*\r?\n.*?\n(?:---|\.\.\.)[ \t]*\r?(?=\n|\Z))
     |(?P<fence>(?P<fopen>^[ \t]{0,3}(?P<fchars>`{3,}|~{3,})[^\n]*)
-        (?:\n.*?(?:\n(?P<fclose>[ \t]{0,3}(?P=fchars)[`~]*[ \t]*)(?=\n|\Z)|\Z)|\Z))
+        (?:\n.*?(?:\n(?P<fclose>[ \t]{0,3}(?P=fchars)[`~]*[ \t]*\r?)(?=\n|\Z)|\Z)|\Z))
     |(?P<code>``[^\n]+?``|`[^`\n]+`)
     |(?P<comment><!--.*?-->)
     |(?P<autolink><[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>)
@@ -369,7 +382,7 @@ _RST = re.compile(
         (?:\n[ \t]+:[^:\n]+:(?:[ \t][^\n]*)?(?=\n|\Z))*)
     |(?P<target>^[ \t]*(?:\.\.[ \t]+_|__[ \t])[^\n]*)
     |(?P<label>^[ \t]*\.\.[ \t]+\[[^\]\n]+\])
-    |(?P<comment>^[ \t]*\.\.(?:[ \t][^\n]*)?(?=\n|\Z))
+    |(?P<comment>^[ \t]*\.\.(?:[ \t][^\n]*)?\r?(?=\n|\Z))
     |(?P<literal>``[^\n]+?``)
     |(?P<role>:[\w.+-]+(?::[\w.+-]+)?:`(?P<rtext>[^`\n]*)`)
     |(?P<link>`(?P<ltext>[^`\n]+)`__?)
@@ -455,31 +468,64 @@ def _check_zip(path: Path, data: bytes, what: str) -> None:
 
 
 def _extract_docx(path: Path, data: bytes, decode: Decoder) -> str:
-    """Paragraphs and table cells in reading order, one paragraph per line."""
+    """Paragraphs and table cells in reading order, one paragraph per line.
+
+    python-docx opens the package; the body's XML is then walked directly, because
+    python-docx's paragraphs leave out text that students' files often hold:
+    tracked insertions, content controls (university templates) and text boxes.
+    Deleted text, field codes and the legacy copy of each text box are left out.
+    """
     _check_zip(path, data, ".docx")
     import docx  # imported lazily: start-up time
 
     try:
-        document = docx.Document(io.BytesIO(data))
-        return "\n".join(_docx_lines(document))
+        body = docx.Document(io.BytesIO(data)).element.body
+        return "\n".join(_docx_lines(body))
     except Exception as exc:  # python-docx, zipfile and lxml raise many kinds
         raise _damaged(path, ".docx", exc) from None
 
 
-def _docx_lines(container: Any) -> Iterator[str]:
-    """Lines of a document or table cell; merged cells are read once."""
-    from docx.table import Table
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_DOCX_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+_DOCX_INLINE = {f"{_W}tab": "\t", f"{_W}br": "\n", f"{_W}cr": "\n", f"{_W}noBreakHyphen": "-"}
+#: Not text: the old copy of a text box, tracked deletions and moves' old place.
+_DOCX_SKIPPED = frozenset({_DOCX_FALLBACK, f"{_W}del", f"{_W}moveFrom"})
 
-    for block in container.iter_inner_content():
-        if isinstance(block, Table):
-            for row in block.rows:
-                seen: set[int] = set()
-                for cell in row.cells:
-                    if id(cell._tc) not in seen:
-                        seen.add(id(cell._tc))
-                        yield from _docx_lines(cell)
-        else:
-            yield block.text
+
+def _docx_skipped(tag: Any) -> bool:
+    """Properties (``w:pPr`` holds tab stops, not tabs) and text that is not there."""
+    return not isinstance(tag, str) or tag in _DOCX_SKIPPED or tag.endswith("Pr")
+
+
+def _docx_lines(element: Any) -> Iterator[str]:
+    """One line per paragraph under ``element`` (cells, content controls included)."""
+    for child in element:
+        if child.tag == f"{_W}p":
+            yield from _docx_paragraph(child)
+        elif not _docx_skipped(child.tag):
+            yield from _docx_lines(child)
+
+
+def _docx_paragraph(paragraph: Any) -> Iterator[str]:
+    """The paragraph's line, then the lines of paragraphs nested in it (text boxes)."""
+    parts: list[str] = []
+    nested: list[str] = []
+
+    def walk(element: Any) -> None:
+        for child in element:
+            tag = child.tag
+            if tag == f"{_W}t":
+                parts.append(child.text or "")
+            elif tag in _DOCX_INLINE:
+                parts.append(_DOCX_INLINE[tag])
+            elif tag == f"{_W}p":
+                nested.extend(_docx_paragraph(child))
+            elif not _docx_skipped(tag):
+                walk(child)
+
+    walk(paragraph)
+    yield "".join(parts)
+    yield from nested
 
 
 def _extract_pdf(path: Path, data: bytes, decode: Decoder) -> str:

@@ -23,60 +23,12 @@ SKIPPED_DIRS = frozenset(
     {".git", ".hg", ".svn", ".doublet", "node_modules", "__pycache__", ".venv"}
 )
 
-#: Extensions of files that are certainly not text (skipped quietly while walking).
+#: Extensions of files that are certainly not documents (passed over quietly while walking);
+#: .docx, .odt and .pdf are documents: doublet.extract reads them.
 BINARY_EXTENSIONS = frozenset(
-    [
-        ".png",
-        ".jpg",
-        ".jpeg",
-        ".gif",
-        ".bmp",
-        ".ico",
-        ".webp",
-        ".tif",
-        ".tiff",
-        ".pdf",
-        ".zip",
-        ".gz",
-        ".bz2",
-        ".xz",
-        ".7z",
-        ".rar",
-        ".tar",
-        ".exe",
-        ".dll",
-        ".so",
-        ".dylib",
-        ".o",
-        ".a",
-        ".class",
-        ".jar",
-        ".pyc",
-        ".pyo",
-        ".whl",
-        ".mp3",
-        ".mp4",
-        ".wav",
-        ".ogg",
-        ".mov",
-        ".avi",
-        ".woff",
-        ".woff2",
-        ".ttf",
-        ".otf",
-        ".eot",
-        ".sqlite",
-        ".db",
-        ".bin",
-        ".iso",
-        ".dmg",
-        ".docx",
-        ".xlsx",
-        ".pptx",
-        ".odt",
-        ".msgpack",
-        ".DS_Store",
-    ]
+    ".png .jpg .jpeg .gif .bmp .ico .webp .tif .tiff .zip .gz .bz2 .xz .7z .rar .tar .exe "
+    ".dll .so .dylib .o .a .class .jar .pyc .pyo .whl .mp3 .mp4 .wav .ogg .mov .avi .woff "
+    ".woff2 .ttf .otf .eot .sqlite .db .bin .iso .dmg .xlsx .pptx .msgpack .DS_Store".split()
 )
 
 _BOMS = (
@@ -164,12 +116,9 @@ def read_text(path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
 
 def read_document(path: Path | str, data: bytes) -> str:
     """The text of a document from its bytes: decoded, or extracted for rich formats."""
-    from doublet import extract  # imported lazily: the format libraries are heavy
+    from doublet import extract
 
-    path = Path(path)
-    if extract.kind_of(path) is not None:
-        return extract.extract(path, data, decode)
-    return decode(data, path)
+    return extract.extract(Path(path), data, decode)
 
 
 def discover(paths: Iterable[Path | str]) -> Iterator[Path]:

@@ -241,12 +241,14 @@ class Workspace:
                 (
                     n
                     for n, s in vanished.items()
-                    if s and (s.digest, s.params) == (stamp.digest, params)
+                    if s and (s.digest, s.params) == (digest, params)
                 ),
                 None,
             )
             if moved_from is not None:
-                del vanished[moved_from]
+                moved = vanished.pop(moved_from)
+                assert moved is not None
+                stamp = _Stamp(stat.st_size, stat.st_mtime_ns, digest, params, moved.chars)
                 self.index.rename(moved_from, rel)
                 self.index.set_stamp(rel, stamp.pack())
                 self.index.set_role(rel, role)

@@ -18,6 +18,7 @@ from doublet.engine.passages import Passage, Side
 from doublet.sources import Skipped
 
 VERBATIM_SCORE = 0.99
+JOINER = "\u2060"  # padding left by markup extraction; invisible, so not shown
 
 
 def passage_kind(passage: Passage) -> str:
@@ -112,7 +113,7 @@ def texts_of(results: Sequence[PairResult], listing: Listing) -> dict[int, Docum
 
 def excerpt(text: str, start: int, end: int, width: int = 72) -> str:
     """The passage on one line, middle elided when long."""
-    flat = re.sub(r"\s+", " ", text[start:end]).strip()
+    flat = re.sub(r"\s+", " ", text[start:end].replace(JOINER, "")).strip()
     if len(flat) <= width:
         return flat
     head = width * 3 // 5
