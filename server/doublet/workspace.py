@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -90,6 +91,9 @@ class Workspace:
         self.index = index or Index()
         self.skipped: list[Skipped] = []
         self._documents: OrderedDict[str, Document] = OrderedDict()
+        #: Held while the index changes or is written, so a background save
+        #: never writes an index half-way through an update.
+        self.lock = threading.RLock()
 
     # --- opening and saving ---------------------------------------------------------
 
@@ -120,7 +124,8 @@ class Workspace:
         return cls(root, config, index)
 
     def save(self) -> Path:
-        return index_store.save(self.index, self.root)
+        with self.lock:
+            return index_store.save(self.index, self.root)
 
     # --- files ----------------------------------------------------------------------
 
@@ -188,6 +193,10 @@ class Workspace:
 
     def refresh(self, progress: Progress | None = None) -> Changes:
         """Bring the index in step with the files, reading only what changed."""
+        with self.lock:
+            return self._refresh(progress)
+
+    def _refresh(self, progress: Progress | None) -> Changes:
         files, skipped = self.discover()
         changes = Changes(skipped=list(skipped))
         present = set(files)
@@ -238,11 +247,7 @@ class Workspace:
             return
         if not old:
             moved_from = next(
-                (
-                    n
-                    for n, s in vanished.items()
-                    if s and (s.digest, s.params) == (digest, params)
-                ),
+                (n for n, s in vanished.items() if s and (s.digest, s.params) == (digest, params)),
                 None,
             )
             if moved_from is not None:
@@ -272,6 +277,10 @@ class Workspace:
 
     def update_text(self, rel: str, text: str) -> None:
         """Index a document's current text (an editor's unsaved buffer, say)."""
+        with self.lock:
+            self._update_text(rel, text)
+
+    def _update_text(self, rel: str, text: str) -> None:
         mode = self.config.mode_for(rel)
         document = Document(rel, text, mode)
         digest = content_digest(text.encode("utf-8", "surrogatepass"))
@@ -282,9 +291,10 @@ class Workspace:
         self._remember(document)
 
     def remove(self, rel: str) -> None:
-        if rel in self.index:
-            self.index.remove(rel)
-        self._documents.pop(rel, None)
+        with self.lock:
+            if rel in self.index:
+                self.index.remove(rel)
+            self._documents.pop(rel, None)
 
     # --- documents ------------------------------------------------------------------
 
@@ -396,3 +406,48 @@ def _gitignore(path: Path) -> GitIgnoreSpec | None:
 def _ignored(ignores: list[tuple[str, GitIgnoreSpec]], rel: str) -> bool:
     """Whether a path is ignored by the .gitignore files of its folder and the folders above."""
     return any(spec.match_file(rel[len(prefix) :]) for prefix, spec in ignores)
+
+
+class DebouncedSave:
+    """Saves a workspace's index a little after the last change, not after every one.
+
+    An editor changes the index at every keystroke; writing 40 MB each time
+    would be absurd. ``changed`` (re)starts a timer; when it fires, the index is
+    saved once. ``flush`` saves at once if a save is pending (on shutdown).
+    """
+
+    def __init__(self, workspace: Workspace, delay: float = 2.0):
+        self.workspace = workspace
+        self.delay = delay
+        self._timer: threading.Timer | None = None
+        self._guard = threading.Lock()
+        self.saves = 0
+
+    def changed(self) -> None:
+        with self._guard:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = threading.Timer(self.delay, self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _fire(self) -> None:
+        with self._guard:
+            self._timer = None
+        self._save()
+
+    def _save(self) -> None:
+        try:
+            self.workspace.save()
+            self.saves += 1
+        except OSError as exc:  # a full disk must not take the daemon down
+            log.error("could not save the index: %s", exc)
+
+    def flush(self) -> None:
+        with self._guard:
+            pending = self._timer is not None
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+        if pending:
+            self._save()
