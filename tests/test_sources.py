@@ -225,7 +225,7 @@ def test_discover_skips_tool_folders(tmp_path: Path) -> None:
 
 
 def test_discover_skips_binary_extensions_in_any_case(tmp_path: Path) -> None:
-    make_files(tmp_path, ["essay.txt", "photo.PNG", "paper.pdf", "code.pyc", "lib.so", "x.Jpeg"])
+    make_files(tmp_path, ["essay.txt", "photo.PNG", "archive.ZIP", "code.pyc", "lib.so", "x.Jpeg"])
     assert relative(list(discover([tmp_path])), tmp_path) == ["essay.txt"]
 
 

@@ -54,6 +54,8 @@ def save(index: Index, root: Path) -> Path:
     if not ignore.exists():
         ignore.write_text("# Doublet's index: rebuilt from the files, never committed\n*\n")
     data = index.export()
+    for row in data["entries"]:  # names as bytes: file names need not be valid UTF-8
+        row[0] = row[0].encode("utf-8", "surrogateescape")
     payload = msgpack.packb(
         {
             "version": VERSION,
@@ -112,6 +114,8 @@ def load(root: Path) -> Index:
         raise IndexFileError(path, "corrupt or truncated (checksum mismatch)")
     try:
         data = msgpack.unpackb(payload, raw=False, strict_map_key=False)
+        for row in data["entries"]:
+            row[0] = row[0].decode("utf-8", "surrogateescape")
         return Index.restore(
             {
                 "entries": data["entries"],
@@ -120,5 +124,12 @@ def load(root: Path) -> Index:
                 "positions": np.frombuffer(data["positions"], dtype="<u4"),
             }
         )
-    except (ValueError, KeyError, TypeError, msgpack.UnpackException) as exc:
+    except (
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        IndexError,
+        msgpack.UnpackException,
+    ) as exc:
         raise IndexFileError(path, f"corrupt ({exc})") from None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import stat as stat_module
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
@@ -131,10 +132,11 @@ class Workspace:
 
     def relative(self, path: Path | str) -> str:
         """Workspace-relative posix path of a file (ValueError if it is outside)."""
-        full = Path(path)
-        if not full.is_absolute():
-            full = Path.cwd() / full
-        return PurePosixPath(Path(os.path.abspath(full)).relative_to(self.root)).as_posix()
+        full = Path(os.path.abspath(path))
+        # the root is resolved, so resolve the file's folder too (not the file: links
+        # are not documents)
+        full = Path(os.path.realpath(full.parent)) / full.name
+        return PurePosixPath(full.relative_to(self.root)).as_posix()
 
     def discover(self) -> tuple[list[str], list[Skipped]]:
         """The workspace's documents (relative paths, sorted) and what was passed over."""
@@ -169,8 +171,9 @@ class Workspace:
                     continue
                 if _ignored(ignores, rel) or not self.config.is_included(rel):
                     continue
-                if (here / name).is_symlink():
-                    skipped.append(Skipped(rel, "symbolic link (not followed)"))
+                reason = _not_a_document(here / name)
+                if reason:
+                    skipped.append(Skipped(rel, reason))
                     continue
                 found.append(rel)
         return sorted(found), skipped
@@ -232,12 +235,12 @@ class Workspace:
         mode = self.config.mode_for(rel)
         params = tuple(mode.fingerprint_params)
         role = self.role(rel)
+        if stat.st_size > self.config.max_file_size:
+            raise NotText(rel, f"larger than max_file_size ({stat.st_size:,} bytes)")
         old = _Stamp.unpack(self.index.entry(rel).stamp) if rel in self.index else None
         if old and (old.size, old.mtime_ns, old.params) == (stat.st_size, stat.st_mtime_ns, params):
             self._keep(rel, role, changes)
             return
-        if stat.st_size > self.config.max_file_size:
-            raise NotText(rel, f"larger than max_file_size ({stat.st_size:,} bytes)")
         data = _read_bytes(path, rel)
         digest = content_digest(data)
         if old and (old.digest, old.params) == (digest, params):
@@ -381,6 +384,19 @@ class Workspace:
         return result if len(kept) == len(result.passages) else result.with_passages(kept)
 
 
+def _not_a_document(path: Path) -> str | None:
+    """Why a directory entry cannot be read as a document (links, pipes, devices), if so."""
+    try:
+        info = path.lstat()
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if stat_module.S_ISLNK(info.st_mode):
+        return "symbolic link (not followed)"
+    if not stat_module.S_ISREG(info.st_mode):
+        return "not a regular file (a pipe, socket or device)"
+    return None
+
+
 def _read_bytes(path: Path, rel: str) -> bytes:
     try:
         return path.read_bytes()
@@ -404,8 +420,13 @@ def _gitignore(path: Path) -> GitIgnoreSpec | None:
 
 
 def _ignored(ignores: list[tuple[str, GitIgnoreSpec]], rel: str) -> bool:
-    """Whether a path is ignored by the .gitignore files of its folder and the folders above."""
-    return any(spec.match_file(rel[len(prefix) :]) for prefix, spec in ignores)
+    """Whether the .gitignore files above a path ignore it; as in git, the deepest decides."""
+    decision = False
+    for prefix, spec in ignores:  # from the root down
+        verdict = spec.check_file(rel[len(prefix) :]).include
+        if verdict is not None:
+            decision = verdict
+    return decision
 
 
 class DebouncedSave:

@@ -361,7 +361,7 @@ def run_similar(args: argparse.Namespace) -> int:
         raise UsageError(f"no such file: {args.file}")
     root = args.root or find_root(args.file)
     workspace = _open_workspace(root, args)
-    _refresh(workspace, not args.no_progress, os.path.relpath(root))
+    skipped = _refresh(workspace, not args.no_progress, os.path.relpath(root))
     workspace.save()
     try:
         rel = workspace.relative(args.file)
@@ -373,7 +373,7 @@ def run_similar(args: argparse.Namespace) -> int:
     results = workspace.similar(rel)
     names = [rel] + [r.b.name for r in results]
     everything = {name: (chars, mode) for name, chars, mode in workspace.listing()}
-    shown = os.path.relpath(workspace.root)
+    shown = os.path.relpath(root)
     prefix = "" if shown == "." else shown + "/"
     listing = Listing(
         names,
@@ -381,7 +381,7 @@ def run_similar(args: argparse.Namespace) -> int:
         {n: everything[n][1] for n in names},
         {n: prefix + n for n in names},
     )
-    data = scan_data(listing, results, [])
+    data = scan_data(listing, results, skipped)
     args.matrix = False
     _write(data, args, texts_of(results, listing), started)
     return 0

@@ -1,0 +1,1079 @@
+"""Workspace: discovery, refresh, roles, questions and the saved index, on real folders.
+
+Every test builds a small workspace under ``tmp_path``: essays of pseudo-word filler
+(different in every file, so nothing matches by chance) with planted paragraphs of
+real prose shared between some of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import random
+import sys
+import threading
+from pathlib import Path
+
+import msgpack
+import pytest
+
+from doublet import index_store
+from doublet.engine.comparison import PairResult, passage_digest
+from doublet.workspace import Changes, Workspace
+
+# --- texts -----------------------------------------------------------------------------------
+
+LIGHTHOUSE = (
+    "The old lighthouse keeper climbed the spiral stairs every evening at dusk, carrying a "
+    "brass lamp and a notebook in which he recorded the colour of the sea, the direction of "
+    "the wind and the names of the ships that passed the headland. Over forty years he filled "
+    "more than two hundred notebooks, and the town museum now keeps them in a glass cabinet "
+    "beside his telescope."
+)
+ORCHARD = (
+    "Behind the school there is a small orchard of apple and pear trees that the pupils look "
+    "after themselves. In spring they prune the branches and count the blossoms, in summer "
+    "they water the young trees by hand, and in autumn the whole school gathers the fruit, "
+    "weighs it on an ancient kitchen scale and presses it into juice that is sold at the "
+    "winter fair to pay for new saplings."
+)
+ASSIGNMENT = (
+    "Assignment three: write an essay of about five hundred words on a place in your town "
+    "that has changed during your lifetime. Describe what the place was like before, what "
+    "it is like now and who made the change happen. Interview at least one person who "
+    "remembers the place as it was, quote them accurately, and finish with your own view "
+    "of whether the change made the town a better place to live."
+)
+SOURCE = (
+    "Rivers that flow through cities were long treated as drains, straightened into concrete "
+    "channels and hidden under roads. In recent decades many towns have begun to uncover "
+    "them again, widening their banks, planting reeds and willows along the water, and "
+    "building paths where people can walk, so that the river becomes a green corridor for "
+    "birds, insects and fish as well as for the people who live beside it."
+)
+CODE = '''\
+import sys
+from collections import Counter
+
+
+def count_words(path):
+    """Count how often every word occurs in a file."""
+    counts = Counter()
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            for word in line.lower().split():
+                counts[word.strip(".,;:!?")] += 1
+    return counts
+
+
+if __name__ == "__main__":
+    for word, count in count_words(sys.argv[1]).most_common(10):
+        print(f"{word}\\t{count}")
+'''
+
+SYLLABLES = "ka lo mi ne ru sa to vi pe da fo gu hi ja ku le mo na po ri su te wa zo".split()
+
+
+def filler(seed: int, words: int = 140) -> str:
+    """A paragraph of pseudo-words, different for every seed (about 1,000 characters)."""
+    rng = random.Random(seed)
+    vocabulary = [
+        "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))) for _ in range(words)
+    ]
+    return " ".join(
+        " ".join(vocabulary[i : i + 12]).capitalize() + "." for i in range(0, words, 12)
+    )
+
+
+def essay(*paragraphs: str) -> str:
+    return "\n\n".join(paragraphs) + "\n"
+
+
+def write(root: Path, rel: str, content: str | bytes) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return path
+
+
+def configure(root: Path, toml: str) -> None:
+    (root / "doublet.toml").write_text(toml, encoding="utf-8")
+
+
+def bump_mtime(path: Path, seconds: int = 10) -> int:
+    """Move a file's modification time forward (file systems can be too coarse otherwise)."""
+    stat = path.stat()
+    mtime = stat.st_mtime_ns + seconds * 1_000_000_000
+    os.utime(path, ns=(stat.st_atime_ns, mtime))
+    return mtime
+
+
+# --- looking at results ------------------------------------------------------------------------
+
+
+def squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def texts(result: PairResult) -> list[tuple[str, str]]:
+    """The passages of a pair as (A's text, B's text), whitespace collapsed."""
+    return [
+        (
+            squash(result.a.text[p.a.start : p.a.end]),
+            squash(result.b.text[p.b.start : p.b.end]),
+        )
+        for p in result.passages
+    ]
+
+
+def covers(passage: str, paragraph: str) -> bool:
+    """Whether a passage is the planted paragraph (its edges may move by a few characters)."""
+    plain = squash(paragraph)
+    return plain[15:-15] in passage and len(passage) < len(plain) + 40
+
+
+def by_pair(results: list[PairResult]) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    return {(r.a.name, r.b.name): texts(r) for r in results}
+
+
+def signature(results: list[PairResult]) -> list[tuple]:
+    """Everything a report shows of the pairs: names, figures and passage spans."""
+    return [
+        (
+            r.a.name,
+            r.b.name,
+            round(r.similarity, 9),
+            [(p.a.start, p.a.end, p.b.start, p.b.end, round(p.score, 9)) for p in r.passages],
+        )
+        for r in results
+    ]
+
+
+def oriented(results: list[PairResult], rel: str) -> dict[str, list[tuple[str, str]]]:
+    """Pairs involving ``rel`` as {other document: sorted (rel's text, other's text)}."""
+    out = {}
+    for r in results:
+        if r.a.name == rel:
+            out[r.b.name] = sorted(texts(r))
+        elif r.b.name == rel:
+            out[r.a.name] = sorted((b, a) for a, b in texts(r))
+    return out
+
+
+def refreshed(root: Path, **options) -> tuple[Workspace, Changes]:
+    workspace = Workspace.open(root, **options)
+    return workspace, workspace.refresh()
+
+
+def reasons(changes_or_workspace) -> dict[str, str]:
+    return {s.path: s.reason for s in changes_or_workspace.skipped}
+
+
+# --- the workspace most tests use ----------------------------------------------------------------
+
+DOCUMENTS = ["a.txt", "b.txt", "c.txt", "d.txt", "tools/count.py"]
+PROSE = ["a.txt", "b.txt", "c.txt", "d.txt"]
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """a and b share LIGHTHOUSE and ORCHARD, d shares ORCHARD, c shares nothing."""
+    root = tmp_path / "ws"
+    write(root, "a.txt", essay(filler(1), LIGHTHOUSE, filler(2), ORCHARD, filler(3)))
+    write(root, "b.txt", essay(filler(4), LIGHTHOUSE, filler(5), ORCHARD, filler(6)))
+    write(root, "c.txt", essay(filler(7), filler(8)))
+    write(root, "d.txt", essay(filler(9), ORCHARD, filler(10)))
+    write(root, "tools/count.py", CODE)
+    return root
+
+
+# --- refresh ---------------------------------------------------------------------------------
+
+
+def test_refresh_indexes_every_document(root: Path) -> None:
+    workspace, changes = refreshed(root)
+    assert changes.added == DOCUMENTS
+    assert (changes.updated, changes.removed, changes.renamed, changes.skipped) == ([], [], [], [])
+    assert changes.unchanged == 0 and changes.changed
+    assert workspace.index.names() == DOCUMENTS
+    modes = {name: mode for name, _, mode in workspace.listing()}
+    assert modes == {**dict.fromkeys(PROSE, "prose"), "tools/count.py": "code"}
+    chars = {name: count for name, count, _ in workspace.listing()}
+    assert chars["c.txt"] == len((root / "c.txt").read_text(encoding="utf-8"))
+
+
+def test_second_refresh_reads_nothing(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    again = workspace.refresh()
+    assert again.unchanged == len(DOCUMENTS)
+    assert not again.changed and again.added == [] and again.updated == []
+    # Proof that nothing is read: content swapped behind the index's back, with the
+    # same size and modification time, goes unnoticed.
+    path = root / "c.txt"
+    stat = path.stat()
+    data = path.read_bytes()
+    path.write_bytes(data.replace(b"a", b"e"))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_size == stat.st_size
+    third = workspace.refresh()
+    assert third.unchanged == len(DOCUMENTS) and not third.changed
+
+
+def test_warm_start_from_the_saved_index_reads_nothing(root: Path) -> None:
+    first, _ = refreshed(root)
+    expected = signature(first.pairs())
+    first.save()
+    workspace, changes = refreshed(root)
+    assert changes.unchanged == len(DOCUMENTS)
+    assert not changes.changed and changes.added == [] and changes.updated == []
+    assert workspace.index.names() == DOCUMENTS
+    assert signature(workspace.pairs()) == expected
+
+
+def test_editing_a_file_reindexes_only_it(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    path = root / "c.txt"
+    path.write_text(essay(filler(7), filler(8), filler(2)), encoding="utf-8")  # a's filler
+    bump_mtime(path)
+    changes = workspace.refresh()
+    assert changes.updated == ["c.txt"]
+    assert changes.added == [] and changes.removed == [] and changes.renamed == []
+    assert changes.unchanged == len(DOCUMENTS) - 1
+    assert "c.txt" in oriented(workspace.pairs(), "a.txt")
+
+
+def test_an_edit_of_the_same_size_is_noticed_by_its_time(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    path = root / "b.txt"
+    size = path.stat().st_size
+    path.write_text(
+        essay(
+            filler(4),
+            LIGHTHOUSE.replace("lighthouse", "watchtower"),
+            filler(5),
+            ORCHARD,
+            filler(6),
+        ),
+        encoding="utf-8",
+    )
+    bump_mtime(path)
+    assert path.stat().st_size == size  # the same number of letters
+    changes = workspace.refresh()
+    assert changes.updated == ["b.txt"] and changes.unchanged == len(DOCUMENTS) - 1
+
+
+def test_touching_a_file_does_not_reindex_it_but_updates_its_stamp(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    before = workspace.index.entry("a.txt").stamp
+    mtime = bump_mtime(root / "a.txt")
+    changes = workspace.refresh()
+    assert changes.updated == [] and changes.added == [] and not changes.changed
+    assert changes.unchanged == len(DOCUMENTS)
+    after = workspace.index.entry("a.txt").stamp
+    assert after[1] == mtime != before[1]
+    assert after[0] == before[0] and after[2] == before[2]  # same size, same content digest
+    # the new stamp is kept: the next refresh needs no read either
+    assert not workspace.refresh().changed
+
+
+def test_touching_after_a_warm_start_updates_the_saved_stamp(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    workspace.save()
+    mtime = bump_mtime(root / "d.txt")
+    warm, changes = refreshed(root)
+    assert changes.unchanged == len(DOCUMENTS) and not changes.changed
+    assert warm.index.entry("d.txt").stamp[1] == mtime
+
+
+def test_deleting_a_file_removes_it(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    (root / "d.txt").unlink()
+    changes = workspace.refresh()
+    assert changes.removed == ["d.txt"]
+    assert changes.added == [] and changes.updated == []
+    assert changes.unchanged == len(DOCUMENTS) - 1
+    assert "d.txt" not in workspace.index
+    assert list(by_pair(workspace.pairs())) == [("a.txt", "b.txt")]
+
+
+def test_deleting_a_file_after_a_warm_start_removes_it(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    workspace.save()
+    (root / "b.txt").unlink()
+    warm, changes = refreshed(root)
+    assert changes.removed == ["b.txt"] and changes.unchanged == len(DOCUMENTS) - 1
+    assert list(by_pair(warm.pairs())) == [("a.txt", "d.txt")]
+
+
+def test_moving_a_file_is_a_rename_and_its_pairs_follow_it(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    before = by_pair(workspace.pairs())[("a.txt", "b.txt")]
+    (root / "essays").mkdir()
+    os.rename(root / "a.txt", root / "essays" / "a.txt")
+    changes = workspace.refresh()
+    assert changes.renamed == [("a.txt", "essays/a.txt")]
+    assert changes.added == [] and changes.removed == [] and changes.updated == []
+    assert workspace.index.names() == sorted([*DOCUMENTS[1:], "essays/a.txt"])
+    pairs = by_pair(workspace.pairs())
+    assert ("a.txt", "b.txt") not in pairs
+    # b.txt now sorts before essays/a.txt, so the sides swap
+    assert sorted((b, a) for a, b in pairs[("b.txt", "essays/a.txt")]) == sorted(before)
+
+
+def test_moving_a_file_after_a_warm_start_is_a_rename(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    workspace.save()
+    os.rename(root / "c.txt", root / "e.txt")
+    warm, changes = refreshed(root)
+    assert changes.renamed == [("c.txt", "e.txt")]
+    assert changes.added == [] and changes.removed == []
+    assert warm.index.names() == ["a.txt", "b.txt", "d.txt", "e.txt", "tools/count.py"]
+
+
+def test_deleting_one_file_and_adding_another_in_one_refresh(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    (root / "c.txt").unlink()
+    write(root, "e.txt", essay(filler(20), LIGHTHOUSE, filler(21)))
+    changes = workspace.refresh()
+    assert changes.removed == ["c.txt"] and changes.added == ["e.txt"]
+    assert changes.renamed == []
+
+
+# --- configuration changes --------------------------------------------------------------------
+
+
+def test_changing_a_threshold_reindexes_the_affected_files(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    expected = by_pair(workspace.pairs())
+    workspace.save()
+    configure(root, "[prose]\nnoise = 14\n")
+    warm, changes = refreshed(root)
+    assert changes.updated == PROSE  # the code file keeps its own thresholds
+    assert changes.unchanged == 1 and changes.added == [] and changes.removed == []
+    assert warm.config.mode_for("a.txt").noise == 14
+    assert set(by_pair(warm.pairs())) == set(expected)
+    # and once saved, the new thresholds are the index's own
+    warm.save()
+    _, again = refreshed(root)
+    assert again.unchanged == len(DOCUMENTS) and not again.changed
+
+
+def test_changing_code_thresholds_reindexes_only_code(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    workspace.save()
+    configure(root, "[code]\nkeep_comments = true\n")
+    _, changes = refreshed(root)
+    assert changes.updated == ["tools/count.py"] and changes.unchanged == len(PROSE)
+
+
+def test_a_threshold_of_alignment_only_needs_no_reread(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    workspace.save()
+    configure(root, "[prose]\nmin_length = 2000\n")  # longer than any planted paragraph
+    warm, changes = refreshed(root)
+    assert changes.unchanged == len(DOCUMENTS) and not changes.changed
+    assert warm.pairs() == []
+
+
+def test_changing_roles_needs_no_reread(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    workspace.save()
+    configure(
+        root,
+        'templates = ["c.txt"]\nreferences = ["d.txt"]\ngroups = "top-level"\n',
+    )
+    warm, changes = refreshed(root)
+    assert changes.unchanged == len(DOCUMENTS)
+    assert not changes.changed and changes.updated == []
+    roles = {entry.name: entry.role for entry in warm.index.entries()}
+    assert roles["c.txt"].template and not roles["c.txt"].reference
+    assert roles["d.txt"].reference and not roles["d.txt"].template
+    assert roles["tools/count.py"].group == "tools"
+    assert roles["a.txt"].group is None and not roles["a.txt"].template
+    # roles are saved with the index, and undone when the file changes back
+    warm.save()
+    configure(root, "")
+    cold, again = refreshed(root)
+    assert again.unchanged == len(DOCUMENTS) and not again.changed
+    assert not any(
+        e.role.template or e.role.reference or e.role.group for e in cold.index.entries()
+    )
+
+
+# --- pairs --------------------------------------------------------------------------------------
+
+
+def test_pairs_find_the_planted_paragraphs(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    pairs = by_pair(workspace.pairs())
+    assert set(pairs) == {("a.txt", "b.txt"), ("a.txt", "d.txt"), ("b.txt", "d.txt")}
+    ab = pairs[("a.txt", "b.txt")]
+    assert len(ab) == 2
+    assert covers(ab[0][0], LIGHTHOUSE) and covers(ab[0][1], LIGHTHOUSE)
+    assert covers(ab[1][0], ORCHARD) and covers(ab[1][1], ORCHARD)
+    for pair in (("a.txt", "d.txt"), ("b.txt", "d.txt")):
+        [(side_a, side_b)] = pairs[pair]
+        assert covers(side_a, ORCHARD) and covers(side_b, ORCHARD)
+
+
+def test_a_template_is_subtracted(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    write(root, "assignment.txt", essay(ASSIGNMENT, filler(40)))
+    write(root, "essays/one.txt", essay(filler(41), ASSIGNMENT, filler(42)))
+    write(root, "essays/two.txt", essay(ASSIGNMENT, filler(43), filler(44)))
+    write(root, "essays/three.txt", essay(filler(45), ASSIGNMENT, filler(46), LIGHTHOUSE))
+    write(root, "essays/four.txt", essay(LIGHTHOUSE, filler(47)))
+    plain, _ = refreshed(root)
+    assert len(by_pair(plain.pairs())) == 7  # control: the assignment text pairs them all
+
+    configure(root, 'templates = ["assignment.txt"]\n')
+    workspace, _ = refreshed(root, saved=False)
+    pairs = by_pair(workspace.pairs())
+    assert list(pairs) == [("essays/four.txt", "essays/three.txt")]
+    [(four, three)] = pairs[("essays/four.txt", "essays/three.txt")]
+    assert covers(four, LIGHTHOUSE) and covers(three, LIGHTHOUSE)
+    assert workspace.similar("essays/one.txt") == []
+    assert workspace.similar("assignment.txt") == []
+    assert [r.b.name for r in workspace.similar("essays/three.txt")] == ["essays/four.txt"]
+
+
+def test_references_pair_with_submissions_but_not_with_each_other(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    write(root, "sources/rivers.txt", essay(filler(50), SOURCE, filler(51)))
+    write(root, "sources/rivers-copy.txt", essay(SOURCE, filler(52)))
+    write(root, "essay.txt", essay(filler(53), SOURCE, filler(54)))
+    plain, _ = refreshed(root)
+    assert ("sources/rivers-copy.txt", "sources/rivers.txt") in by_pair(plain.pairs())  # control
+
+    configure(root, 'references = ["sources/"]\n')
+    workspace, _ = refreshed(root, saved=False)
+    pairs = by_pair(workspace.pairs())
+    assert set(pairs) == {
+        ("essay.txt", "sources/rivers-copy.txt"),
+        ("essay.txt", "sources/rivers.txt"),
+    }
+    assert all(
+        covers(a, SOURCE) and covers(b, SOURCE) for found in pairs.values() for a, b in found
+    )
+    assert [r.b.name for r in workspace.similar("sources/rivers.txt")] == ["essay.txt"]
+    assert sorted(r.b.name for r in workspace.similar("essay.txt")) == [
+        "sources/rivers-copy.txt",
+        "sources/rivers.txt",
+    ]
+
+
+def test_top_level_groups_keep_one_authors_files_apart(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    write(root, "alice/draft.txt", essay(filler(60), LIGHTHOUSE, filler(61)))
+    write(root, "alice/final.txt", essay(LIGHTHOUSE, filler(62)))
+    write(root, "bob/essay.txt", essay(filler(63), LIGHTHOUSE))
+    plain, _ = refreshed(root)
+    assert ("alice/draft.txt", "alice/final.txt") in by_pair(plain.pairs())  # control
+
+    configure(root, 'groups = "top-level"\n')
+    workspace, _ = refreshed(root, saved=False)
+    assert set(by_pair(workspace.pairs())) == {
+        ("alice/draft.txt", "bob/essay.txt"),
+        ("alice/final.txt", "bob/essay.txt"),
+    }
+    assert [r.b.name for r in workspace.similar("alice/draft.txt")] == ["bob/essay.txt"]
+
+
+@pytest.mark.parametrize("reversed_pair", [False, True], ids=["a-b", "b-a"])
+def test_an_ignored_passage_is_removed_and_only_it(root: Path, reversed_pair: bool) -> None:
+    workspace, _ = refreshed(root)
+    [result] = [r for r in workspace.pairs() if (r.a.name, r.b.name) == ("a.txt", "b.txt")]
+    [lighthouse] = [
+        p
+        for p, (text, _) in zip(result.passages, texts(result), strict=True)
+        if covers(text, LIGHTHOUSE)
+    ]
+    digest = passage_digest(result.a, result.b, lighthouse)
+    workspace.save()
+    a, b = ("b.txt", "a.txt") if reversed_pair else ("a.txt", "b.txt")
+    configure(root, f'[[ignore]]\na = "{a}"\nb = "{b}"\ndigest = "{digest}"\n')
+
+    warm, changes = refreshed(root)
+    assert not changes.changed
+    pairs = by_pair(warm.pairs())
+    assert set(pairs) == {("a.txt", "b.txt"), ("a.txt", "d.txt"), ("b.txt", "d.txt")}
+    [(side_a, side_b)] = pairs[("a.txt", "b.txt")]
+    assert covers(side_a, ORCHARD) and covers(side_b, ORCHARD)
+    [kept] = [r for r in warm.pairs() if r.b.name == "b.txt"]
+    assert kept.a_covered < result.a_covered  # coverage recounted without it
+    # similar() honours the list too, in both directions
+    for asking, other in (("a.txt", "b.txt"), ("b.txt", "a.txt")):
+        [found] = [r for r in warm.similar(asking) if r.b.name == other]
+        [(mine, theirs)] = texts(found)
+        assert covers(mine, ORCHARD) and covers(theirs, ORCHARD)
+
+
+def test_min_similarity_applies_to_pairs_and_similar_alike(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    figures = {(r.a.name, r.b.name): r.similarity for r in workspace.pairs()}
+    low, high = sorted(figures.values())[-2:]  # a-b shares two paragraphs, the rest one
+    assert low < high
+    threshold = round((low + high) / 2, 4)
+    configure(root, f"min_similarity = {threshold}\n")
+    strict, _ = refreshed(root, saved=False)
+    assert set(by_pair(strict.pairs())) == {("a.txt", "b.txt")}
+    assert [r.b.name for r in strict.similar("a.txt")] == ["b.txt"]
+    assert strict.similar("d.txt") == []
+
+
+def test_boilerplate_in_too_many_documents_is_left_out(root: Path) -> None:
+    configure(root, "boilerplate = 2\n")  # ORCHARD is in three documents
+    workspace, _ = refreshed(root)
+    pairs = by_pair(workspace.pairs())
+    assert list(pairs) == [("a.txt", "b.txt")]
+    [(side_a, side_b)] = pairs[("a.txt", "b.txt")]
+    assert covers(side_a, LIGHTHOUSE) and covers(side_b, LIGHTHOUSE)
+    assert workspace.similar("d.txt") == []
+    assert [texts(r) for r in workspace.similar("a.txt")] == [pairs[("a.txt", "b.txt")]]
+
+
+def test_excluding_an_indexed_file_removes_it_on_the_next_refresh(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    workspace.save()
+    configure(root, 'exclude = ["c.txt", "tools/"]\n')
+    warm, changes = refreshed(root)
+    assert sorted(changes.removed) == ["c.txt", "tools/count.py"]
+    assert changes.unchanged == len(PROSE) - 1 and changes.skipped == []
+    assert warm.index.names() == ["a.txt", "b.txt", "d.txt"]
+
+
+# --- similar ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rel", DOCUMENTS)
+def test_similar_lists_the_pairs_of_one_document(root: Path, rel: str) -> None:
+    workspace, _ = refreshed(root)
+    expected = oriented(workspace.pairs(), rel)
+    results = workspace.similar(rel)
+    assert all(r.a.name == rel for r in results)
+    assert {r.b.name: sorted(texts(r)) for r in results} == expected
+
+
+def test_similar_after_a_warm_start(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    expected = oriented(workspace.pairs(), "b.txt")
+    workspace.save()
+    warm, _ = refreshed(root)
+    assert {r.b.name: sorted(texts(r)) for r in warm.similar("b.txt")} == expected
+
+
+def test_similar_to_an_unsaved_text(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    assert workspace.similar("c.txt") == []
+    unsaved = essay(filler(70), filler(5))  # filler(5) is a paragraph of b.txt only
+    results = workspace.similar("c.txt", text=unsaved)
+    assert [(r.a.name, r.b.name) for r in results] == [("c.txt", "b.txt")]
+    [(mine, theirs)] = texts(results[0])
+    assert covers(mine, filler(5)) and covers(theirs, filler(5))
+    # the question changed nothing: the index and the file still say c.txt is alone
+    assert workspace.similar("c.txt") == []
+    assert "c.txt" not in oriented(workspace.pairs(), "b.txt")
+
+
+def test_similar_to_an_unsaved_text_of_a_new_file(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    results = workspace.similar("new.txt", text=essay(LIGHTHOUSE, filler(71)))
+    assert sorted(r.b.name for r in results) == ["a.txt", "b.txt"]
+    assert all(r.a.name == "new.txt" for r in results)
+
+
+def test_update_text_then_similar_shows_the_new_matches(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    workspace.update_text("c.txt", essay(filler(7), filler(2)))  # filler(2) is a's only
+    results = workspace.similar("c.txt")
+    assert [(r.a.name, r.b.name) for r in results] == [("c.txt", "a.txt")]
+    [(mine, theirs)] = texts(results[0])
+    assert covers(mine, filler(2)) and covers(theirs, filler(2))
+    assert "c.txt" in {r.b.name for r in workspace.similar("a.txt")}
+    assert ("a.txt", "c.txt") in by_pair(workspace.pairs())
+    # the file on disk did not change; a refresh goes back to it
+    changes = workspace.refresh()
+    assert changes.updated == ["c.txt"]
+    assert workspace.similar("c.txt") == []
+
+
+def test_update_text_replaces_what_a_document_shared(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    workspace.update_text("d.txt", essay(filler(9), filler(10)))  # ORCHARD taken out
+    assert workspace.similar("d.txt") == []
+    assert set(by_pair(workspace.pairs())) == {("a.txt", "b.txt")}
+
+
+def test_remove_takes_a_document_out(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    workspace.remove("b.txt")
+    assert "b.txt" not in workspace.index
+    assert set(by_pair(workspace.pairs())) == {("a.txt", "d.txt")}
+    assert [r.b.name for r in workspace.similar("a.txt")] == ["d.txt"]
+    workspace.remove("b.txt")  # twice is harmless
+    # the file is still there: a refresh brings it back
+    assert workspace.refresh().added == ["b.txt"]
+
+
+# --- discovery ----------------------------------------------------------------------------------
+
+
+def found(root: Path) -> list[str]:
+    return Workspace.open(root, saved=False).discover()[0]
+
+
+def test_include_and_exclude(root: Path) -> None:
+    write(root, "drafts/old.txt", filler(80))
+    write(root, "drafts/deep/older.txt", filler(81))
+    write(root, "notes.md", filler(82))
+    configure(root, 'include = ["*.txt", "tools/"]\nexclude = ["drafts/", "c.txt"]\n')
+    assert found(root) == ["a.txt", "b.txt", "d.txt", "tools/count.py"]
+    workspace, changes = refreshed(root)
+    assert workspace.index.names() == ["a.txt", "b.txt", "d.txt", "tools/count.py"]
+    assert changes.skipped == []  # excluded files are not "skipped": they are not documents
+
+
+def test_gitignore_at_the_root_and_in_a_subfolder(root: Path) -> None:
+    write(root, ".gitignore", "*.log\nbuild/\n")
+    write(root, "run.log", filler(83))
+    write(root, "build/out.txt", filler(84))
+    write(root, "sub/.gitignore", "private.txt\n/only-here.txt\n")
+    write(root, "sub/private.txt", filler(85))
+    write(root, "sub/only-here.txt", filler(86))
+    write(root, "sub/deeper/only-here.txt", filler(87))
+    write(root, "sub/public.txt", filler(88))
+    write(root, "private.txt", filler(89))  # the subfolder's .gitignore does not reach here
+    write(root, "other/run.log", filler(90))
+    expected = sorted([*DOCUMENTS, "private.txt", "sub/deeper/only-here.txt", "sub/public.txt"])
+    assert found(root) == expected
+
+    configure(root, "respect_gitignore = false\n")
+    every = [
+        "build/out.txt",
+        "other/run.log",
+        "run.log",
+        "sub/only-here.txt",
+        "sub/private.txt",
+    ]
+    assert found(root) == sorted([*expected, *every])
+
+
+def test_a_subfolder_gitignore_can_re_include(root: Path) -> None:
+    write(root, ".gitignore", "*.log\n")
+    write(root, "run.log", filler(91))
+    write(root, "sub/.gitignore", "!keep.log\n")
+    write(root, "sub/keep.log", filler(92))
+    assert found(root) == sorted([*DOCUMENTS, "sub/keep.log"])
+
+
+def test_vcs_tool_and_hidden_files_are_passed_over(root: Path) -> None:
+    shared = essay(LIGHTHOUSE, filler(93))
+    for rel in (
+        ".git/COMMIT_EDITMSG",
+        ".git/notes/shared.txt",
+        ".doublet/stray.txt",
+        ".hidden/shared.txt",
+        ".shared.txt",
+        "sub/.shared.txt",
+        "node_modules/pkg/readme.txt",
+        "__pycache__/notes.txt",
+        "sub/doublet.toml",
+    ):
+        write(root, rel, shared)
+    configure(root, "min_similarity = 0.0\n")
+    assert found(root) == DOCUMENTS
+    workspace, changes = refreshed(root)
+    assert workspace.index.names() == DOCUMENTS and changes.skipped == []
+    assert set(by_pair(workspace.pairs())) == {
+        ("a.txt", "b.txt"),
+        ("a.txt", "d.txt"),
+        ("b.txt", "d.txt"),
+    }
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32", reason="symlinks")
+def test_a_symlink_loop_does_not_hang(root: Path) -> None:
+    os.symlink("..", root / "tools" / "up")  # tools/up -> the workspace itself
+    os.symlink(".", root / "here")  # here -> the workspace itself
+    workspace, changes = refreshed(root)
+    assert workspace.index.names() == DOCUMENTS
+    skipped = reasons(changes)
+    assert set(skipped) == {"here", "tools/up"}
+    assert all(
+        "symbolic link" in reason and "not followed" in reason for reason in skipped.values()
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32", reason="symlinks")
+def test_a_symlink_to_a_file_outside_is_not_followed(root: Path, tmp_path: Path) -> None:
+    outside = write(tmp_path, "outside/secret.txt", essay(LIGHTHOUSE, filler(94)))
+    os.symlink(outside, root / "linked.txt")
+    workspace, changes = refreshed(root)
+    assert "linked.txt" not in workspace.index
+    skipped = reasons(changes)
+    assert list(skipped) == ["linked.txt"]
+    assert "symbolic link" in skipped["linked.txt"]
+    assert all("linked.txt" not in pair for pair in by_pair(workspace.pairs()))
+
+
+def test_a_binary_file_is_skipped_with_a_reason(root: Path) -> None:
+    write(root, "data.txt", b"header\x00\x01\x02\x03" * 100)
+    workspace, changes = refreshed(root)
+    assert "data.txt" not in workspace.index
+    assert "binary" in reasons(changes)["data.txt"]
+    assert reasons(workspace) == reasons(changes)
+
+
+def test_a_file_over_max_file_size_is_skipped_with_a_reason(root: Path) -> None:
+    configure(root, "max_file_size = 20000\n")
+    write(root, "big.txt", essay(*(filler(100 + i) for i in range(25))))
+    assert (root / "big.txt").stat().st_size > 20000
+    workspace, changes = refreshed(root)
+    assert "big.txt" not in workspace.index
+    assert "max_file_size" in reasons(changes)["big.txt"]
+    assert workspace.index.names() == DOCUMENTS
+
+
+def test_a_file_that_grows_too_large_leaves_the_index(root: Path) -> None:
+    configure(root, "max_file_size = 20000\n")
+    workspace, _ = refreshed(root)
+    path = root / "c.txt"
+    path.write_text(essay(*(filler(100 + i) for i in range(25))), encoding="utf-8")
+    changes = workspace.refresh()
+    assert changes.removed == ["c.txt"]
+    assert "max_file_size" in reasons(changes)["c.txt"]
+    assert "c.txt" not in workspace.index
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (bytes(range(1, 32)) * 20 + b"\x81\x8d\x8f\x90\x9d" * 50, "not text in any known encoding"),
+        (b"\xff\xfe" + "odd length".encode("utf-16-le") + b"!", "invalid utf-16-le"),
+        (b"\xef\xbb\xbf" + b"caf\xe9 au lait", "invalid utf-8"),
+    ],
+    ids=["no-encoding", "utf-16-bom", "utf-8-bom"],
+)
+def test_a_file_that_cannot_be_decoded_is_skipped(root: Path, content: bytes, reason: str) -> None:
+    write(root, "weird.txt", content)
+    workspace, changes = refreshed(root)
+    assert "weird.txt" not in workspace.index
+    assert reason in reasons(changes)["weird.txt"]
+    assert workspace.index.names() == DOCUMENTS
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads unreadable files"
+)
+def test_an_unreadable_file_is_skipped_with_a_reason(root: Path) -> None:
+    path = write(root, "locked.txt", essay(LIGHTHOUSE, filler(95)))
+    path.chmod(0)
+    try:
+        workspace, changes = refreshed(root)
+        assert "locked.txt" not in workspace.index
+        assert reasons(changes)["locked.txt"] == "permission denied"
+        assert workspace.index.names() == DOCUMENTS
+    finally:
+        path.chmod(0o644)
+
+
+def test_a_file_that_vanishes_before_it_is_read_is_skipped(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    discover = Workspace.discover
+
+    def with_a_ghost(self: Workspace):
+        files, skipped = discover(self)
+        return sorted([*files, "ghost.txt"]), skipped
+
+    monkeypatch.setattr(Workspace, "discover", with_a_ghost)
+    workspace, changes = refreshed(root)
+    assert workspace.index.names() == DOCUMENTS
+    assert changes.added == DOCUMENTS
+    assert "vanished" in reasons(changes)["ghost.txt"]
+
+
+def test_a_file_that_vanishes_after_being_indexed_is_removed(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace, _ = refreshed(root)
+    discover = Workspace.discover
+
+    def stale(self: Workspace):
+        files, skipped = discover(self)
+        return sorted([*files, "c.txt"]), skipped  # listed, then deleted before the read
+
+    (root / "c.txt").unlink()
+    monkeypatch.setattr(Workspace, "discover", stale)
+    changes = workspace.refresh()
+    assert "vanished" in reasons(changes)["c.txt"]
+    assert changes.removed == ["c.txt"] and "c.txt" not in workspace.index
+
+
+def test_lowering_max_file_size_drops_indexed_files_too(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    workspace.save()
+    limit = (root / "c.txt").stat().st_size + 1  # a, b and d are larger; c and the code not
+    configure(root, f"max_file_size = {limit}\n")
+    fresh, fresh_changes = refreshed(root, saved=False)
+    assert sorted(reasons(fresh_changes)) == ["a.txt", "b.txt", "d.txt"]  # control
+    warm, changes = refreshed(root)
+    assert sorted(changes.removed) == ["a.txt", "b.txt", "d.txt"]
+    assert "max_file_size" in reasons(changes)["a.txt"]
+    assert warm.index.names() == fresh.index.names()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_named_pipe_does_not_block_the_refresh(root: Path) -> None:
+    pipe = root / "pipe.txt"
+    os.mkfifo(pipe)
+    workspace = Workspace.open(root)
+    result: dict[str, Changes] = {}
+    thread = threading.Thread(
+        target=lambda: result.update(changes=workspace.refresh()), daemon=True
+    )
+    thread.start()
+    thread.join(2)
+    blocked = thread.is_alive()
+    if blocked:  # a writer that opens and closes the pipe gives the reader end of file
+        os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
+        thread.join(5)
+    assert not blocked, "refresh blocked reading a named pipe"
+    assert "pipe.txt" not in workspace.index
+    assert "pipe.txt" in reasons(result["changes"])
+
+
+def _non_utf8_name(root: Path) -> str:
+    """Write a file whose name is Latin-1 bytes (an old archive's "café.txt")."""
+    if sys.platform != "linux":
+        pytest.skip("only Linux file systems take any bytes as a name")
+    name = os.fsencode(root) + b"/caf\xe9.txt"
+    try:
+        with open(name, "wb") as out:
+            out.write(essay(filler(97), LIGHTHOUSE).encode("utf-8"))
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    return os.fsdecode(name)
+
+
+def test_a_file_name_that_is_not_utf8_does_not_break_saving(root: Path) -> None:
+    _non_utf8_name(root)
+    workspace, _ = refreshed(root)
+    workspace.save()
+    warm, changes = refreshed(root)
+    assert not changes.changed and warm.index.names() == workspace.index.names()
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32", reason="symlinks")
+def test_relative_paths_through_a_symlinked_workspace(root: Path, tmp_path: Path) -> None:
+    link = tmp_path / "link"
+    os.symlink(root, link)
+    workspace = Workspace.open(link)
+    assert workspace.root == root.resolve()
+    assert workspace.relative(root / "a.txt") == "a.txt"  # the real path works
+    assert workspace.relative(link / "a.txt") == "a.txt"
+
+
+# --- the saved index ------------------------------------------------------------------------------
+
+
+def _with_checksum(payload: bytes) -> bytes:
+    """A file in index_store's own format around ``payload``: magic, version, checksum."""
+    digest = hashlib.blake2b(payload, digest_size=index_store._DIGEST).digest()
+    return index_store.MAGIC + index_store.VERSION.to_bytes(4, "little") + digest + payload
+
+
+def _header_size() -> int:
+    return len(index_store.MAGIC) + 4 + index_store._DIGEST
+
+
+def _payload(raw: bytes) -> dict:
+    return msgpack.unpackb(raw[_header_size() :], raw=False, strict_map_key=False)
+
+
+def _repack(raw: bytes, change) -> bytes:
+    data = _payload(raw)
+    change(data)
+    return _with_checksum(msgpack.packb(data, use_bin_type=True))
+
+
+def _flip_middle(raw: bytes) -> bytes:
+    middle = len(raw) // 2
+    return raw[:middle] + bytes([raw[middle] ^ 0x40]) + raw[middle + 1 :]
+
+
+def _wrong_version(raw: bytes) -> bytes:
+    start = len(index_store.MAGIC)
+    return raw[:start] + (index_store.VERSION + 1).to_bytes(4, "little") + raw[start + 4 :]
+
+
+def _set(key, value):
+    def change(data: dict) -> None:
+        data[key] = value
+
+    return change
+
+
+def _set_entry(field: int, value):
+    def change(data: dict) -> None:
+        data["entries"][0][field] = value
+
+    return change
+
+
+def _drop_posting(data: dict) -> None:
+    data["keys"] = data["keys"][:-4]
+    data["positions"] = data["positions"][:-4]
+
+
+def _unsort_keys(data: dict) -> None:
+    keys = bytearray(data["keys"])
+    keys[:4], keys[-4:] = b"\xff\xff\xff\xff", b"\x00\x00\x00\x00"
+    data["keys"] = bytes(keys)
+
+
+def _position_outside(data: dict) -> None:
+    positions = bytearray(data["positions"])
+    positions[-4:] = (data["next_start"] + 5).to_bytes(4, "little")
+    data["positions"] = bytes(positions)
+
+
+DAMAGES = {
+    "empty": (lambda raw: b"", "not a Doublet index file"),
+    "half": (lambda raw: raw[: len(raw) // 2], "checksum mismatch"),
+    "header-only": (lambda raw: raw[: len(index_store.MAGIC) + 3], "truncated"),
+    "flipped-byte": (_flip_middle, "checksum mismatch"),
+    "random-bytes": (
+        lambda raw: random.Random(7).randbytes(len(raw)),
+        "not a Doublet index file",
+    ),
+    "wrong-version": (_wrong_version, "another version"),
+    "list-payload": (lambda raw: _with_checksum(msgpack.packb([1, 2, 3])), "corrupt"),
+    "int-payload": (lambda raw: _with_checksum(msgpack.packb(7)), "corrupt"),
+    "missing-keys": (lambda raw: _with_checksum(msgpack.packb({"version": 1})), "corrupt"),
+    "not-msgpack": (lambda raw: _with_checksum(b"\xc1\xc1\xc1"), "corrupt"),
+    "trailing-data": (lambda raw: _with_checksum(raw[_header_size() :] + b"\x00"), "corrupt"),
+    "entries-string": (lambda raw: _repack(raw, _set("entries", "abcdefg")), "corrupt"),
+    "short-entry": (lambda raw: _repack(raw, _set_entry(slice(2, None), [])), "corrupt"),
+    "bad-start": (lambda raw: _repack(raw, _set_entry(3, 5)), "corrupt"),
+    "unhashable-name": (lambda raw: _repack(raw, _set_entry(0, ["a"])), "corrupt"),
+    "role-not-a-list": (lambda raw: _repack(raw, _set_entry(5, 3)), "corrupt"),
+    "stamp-not-a-list": (lambda raw: _repack(raw, _set_entry(6, 3)), "corrupt"),
+    "units-a-string": (lambda raw: _repack(raw, _set_entry(2, "many")), "corrupt"),
+    "odd-key-bytes": (lambda raw: _repack(raw, _set("keys", b"\x00\x01\x02")), "corrupt"),
+    "postings-missing": (lambda raw: _repack(raw, _drop_posting), "corrupt"),
+    "keys-unsorted": (lambda raw: _repack(raw, _unsort_keys), "corrupt"),
+    "position-outside": (lambda raw: _repack(raw, _position_outside), "corrupt"),
+    "next-start-wrong": (lambda raw: _repack(raw, _set("next_start", [1])), "corrupt"),
+}
+
+
+@pytest.fixture(scope="module")
+def saved_workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes, list]:
+    """A saved workspace, its index file's bytes and the pairs of a fresh build."""
+    root = tmp_path_factory.mktemp("saved") / "ws"
+    write(root, "a.txt", essay(filler(1), LIGHTHOUSE, filler(2), ORCHARD, filler(3)))
+    write(root, "b.txt", essay(filler(4), LIGHTHOUSE, filler(5), ORCHARD, filler(6)))
+    write(root, "c.txt", essay(filler(7), filler(8)))
+    write(root, "d.txt", essay(filler(9), ORCHARD, filler(10)))
+    write(root, "tools/count.py", CODE)
+    fresh, _ = refreshed(root, saved=False)
+    expected = signature(fresh.pairs())
+    assert len(expected) == 3
+    path = fresh.save()
+    return root, path.read_bytes(), expected
+
+
+@pytest.mark.parametrize("damage", list(DAMAGES))
+def test_a_damaged_index_is_rebuilt(
+    saved_workspace: tuple[Path, bytes, list], damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    root, original, expected = saved_workspace
+    make, reason = DAMAGES[damage]
+    damaged = make(original)
+    assert damaged != original
+    index_store.index_path(root).write_bytes(damaged)
+    with caplog.at_level(logging.WARNING, logger="doublet.workspace"):
+        workspace = Workspace.open(root)
+        changes = workspace.refresh()
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1, warnings
+    assert "rebuilding the index" in warnings[0] and reason in warnings[0]
+    assert str(index_store.index_path(root)) in warnings[0]
+    assert changes.added == DOCUMENTS and changes.unchanged == 0
+    assert signature(workspace.pairs()) == expected
+    # saving replaces the damaged file with a good one
+    workspace.save()
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="doublet.workspace"):
+        warm, again = refreshed(root)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert again.unchanged == len(DOCUMENTS) and not again.changed
+    assert signature(warm.pairs()) == expected
+
+
+def test_no_saved_index_is_no_warning(root: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="doublet.workspace"):
+        _, changes = refreshed(root)
+    assert changes.added == DOCUMENTS
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_stamps_of_the_wrong_shape_mean_a_reread(
+    saved_workspace: tuple[Path, bytes, list],
+) -> None:
+    """A well-formed index whose stamps make no sense is used, but every file is read again."""
+    root, original, expected = saved_workspace
+
+    def scramble(data: dict) -> None:
+        for entry in data["entries"]:
+            entry[6] = ["size", "mtime"]
+
+    index_store.index_path(root).write_bytes(_repack(original, scramble))
+    workspace, changes = refreshed(root)
+    assert sorted(changes.added + changes.updated) == DOCUMENTS and changes.unchanged == 0
+    assert signature(workspace.pairs()) == expected
+
+
+def test_save_is_atomic_and_leaves_no_temporary_files(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    path = workspace.save()
+    folder = root / index_store.FOLDER
+    assert path == folder / "index.msgpack"
+    assert sorted(p.name for p in folder.iterdir()) == [".gitignore", "index.msgpack"]
+    ignore = (folder / ".gitignore").read_text(encoding="utf-8")
+    assert "*" in ignore.splitlines()
+    first = path.read_bytes()
+    assert first.startswith(index_store.MAGIC)
+    # saving again (after a change) replaces the file, still without leftovers
+    write(root, "e.txt", essay(filler(96)))
+    workspace.refresh()
+    workspace.save()
+    assert sorted(p.name for p in folder.iterdir()) == [".gitignore", "index.msgpack"]
+    assert path.read_bytes() != first
+    assert "e.txt" in index_store.load(root)
+    # the index folder is never a document, and a user's own .gitignore there is kept
+    (folder / ".gitignore").write_text("# mine\n*\n", encoding="utf-8")
+    workspace.save()
+    assert (folder / ".gitignore").read_text(encoding="utf-8") == "# mine\n*\n"
+    assert "index.msgpack" not in " ".join(found(root))
+
+
+def test_a_saved_index_round_trips(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    workspace.save()
+    loaded = index_store.load(root)
+    assert loaded.names() == workspace.index.names()
+    for entry in workspace.index.entries():
+        other = loaded.entry(entry.name)
+        assert (other.salt, other.units, other.postings, other.role, other.stamp) == (
+            entry.salt,
+            entry.units,
+            entry.postings,
+            entry.role,
+            entry.stamp,
+        )
