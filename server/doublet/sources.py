@@ -52,9 +52,12 @@ class NotText(Exception):
     """A file that cannot be read as text; ``reason`` says why in a user's words."""
 
     def __init__(self, path: Path | str, reason: str):
-        super().__init__(f"{path}: {reason}")
+        super().__init__(str(path), reason)  # both in args, so it pickles (worker processes)
         self.path = str(path)
         self.reason = reason
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -94,24 +97,29 @@ def decode(data: bytes, path: Path | str = "<bytes>") -> str:
     return str(best)
 
 
-def read_text(path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
-    """The decoded text of a file, or NotText with the reason."""
+def read_bytes(path: Path | str, shown: str | None = None, max_bytes: int | None = None) -> bytes:
+    """The bytes of a file, or NotText with the reason (``shown`` names it in messages)."""
     path = Path(path)
+    name = shown if shown is not None else str(path)
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise NotText(path, f"larger than the limit ({size:,} > {max_bytes:,} bytes)")
-        with path.open("rb") as handle:
-            data = handle.read(max_bytes + 1)
+        if max_bytes is not None:
+            size = path.stat().st_size
+            if size > max_bytes:
+                raise NotText(name, f"larger than the limit ({size:,} > {max_bytes:,} bytes)")
+        return path.read_bytes()
     except FileNotFoundError:
-        raise NotText(path, "no such file (it may have been moved or deleted)") from None
+        raise NotText(name, "no such file (it may have been moved or deleted)") from None
     except IsADirectoryError:
-        raise NotText(path, "is a directory") from None
+        raise NotText(name, "is a directory") from None
     except PermissionError:
-        raise NotText(path, "permission denied") from None
+        raise NotText(name, "permission denied") from None
     except OSError as exc:
-        raise NotText(path, f"cannot be read ({exc.strerror or exc})") from None
-    return decode(data, path)
+        raise NotText(name, f"cannot be read ({exc.strerror or exc})") from None
+
+
+def read_text(path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """The text of a document file (decoded, or extracted for rich formats), or NotText."""
+    return read_document(path, read_bytes(path, max_bytes=max_bytes))
 
 
 def read_document(path: Path | str, data: bytes) -> str:

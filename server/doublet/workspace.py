@@ -16,7 +16,7 @@ import os
 import stat as stat_module
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -28,10 +28,19 @@ from doublet.config import Config
 from doublet.config import load as load_config
 from doublet.engine.comparison import PairResult, compare, passage_digest
 from doublet.engine.document import Document
+from doublet.engine.fingerprints import Fingerprints
 from doublet.engine.index import Index, Role, keys_of
+from doublet.engine.modes import Mode
 from doublet.engine.scan import pairs as index_pairs
 from doublet.engine.scan import without
-from doublet.sources import BINARY_EXTENSIONS, SKIPPED_DIRS, NotText, Skipped, read_document
+from doublet.sources import (
+    BINARY_EXTENSIONS,
+    SKIPPED_DIRS,
+    NotText,
+    Skipped,
+    read_bytes,
+    read_document,
+)
 
 log = logging.getLogger("doublet.workspace")
 
@@ -39,6 +48,9 @@ Progress = Callable[[Iterable], Iterable]
 
 #: Documents whose text is kept between questions (the rest is read again when needed).
 CACHED_DOCUMENTS = 64
+#: Fingerprints kept for documents whose text was dropped (16 bytes each): a scan
+#: right after indexing then reads candidates' text without fingerprinting them again.
+CACHED_FINGERPRINTS = 4_000_000
 
 
 @dataclass
@@ -92,6 +104,8 @@ class Workspace:
         self.index = index or Index()
         self.skipped: list[Skipped] = []
         self._documents: OrderedDict[str, Document] = OrderedDict()
+        self._fingerprints: OrderedDict[str, Fingerprints] = OrderedDict()
+        self._fingerprint_count = 0
         #: Held while the index changes or is written, so a background save
         #: never writes an index half-way through an update.
         self.lock = threading.RLock()
@@ -208,43 +222,73 @@ class Workspace:
             for name in self.index.names()
             if name not in present
         }
-        for rel in progress(files) if progress else files:
+        to_read: list[tuple[str, os.stat_result]] = []
+        for rel in files:
             try:
-                self._refresh_one(rel, vanished, changes)
+                info = self._unchanged_or_stat(rel, changes)
             except NotText as exc:
-                changes.skipped.append(Skipped(rel, exc.reason))
-                if rel in self.index:
-                    self.index.remove(rel)
-                    changes.removed.append(rel)
+                self._skip(rel, exc.reason, changes)
+                continue
+            if info is not None:
+                to_read.append((rel, info))
+        jobs = [(self.root / rel, rel, self.config.mode_for(rel)) for rel, _ in to_read]
+        prepared = _prepare_all(jobs)
+        for (rel, info), result in zip(
+            to_read, progress(prepared) if progress else prepared, strict=True
+        ):
+            if isinstance(result, NotText):
+                self._skip(rel, result.reason, changes)
+            else:
+                self._apply(rel, info, result, vanished, changes)
         for name in vanished:
             if name in self.index:
                 self.index.remove(name)
                 changes.removed.append(name)
-                self._documents.pop(name, None)
+                self._forget(name)
         self.skipped = changes.skipped
         for item in changes.skipped:
             log.info("skipped %s: %s", item.path, item.reason)
         return changes
 
-    def _refresh_one(self, rel: str, vanished: dict[str, _Stamp | None], changes: Changes) -> None:
-        path = self.root / rel
+    def _skip(self, rel: str, reason: str, changes: Changes) -> None:
+        changes.skipped.append(Skipped(rel, reason))
+        if rel in self.index:
+            self.index.remove(rel)
+            self._forget(rel)
+            changes.removed.append(rel)
+
+    def _unchanged_or_stat(self, rel: str, changes: Changes) -> os.stat_result | None:
+        """None if the indexed version is current (by size, time and settings), else its stat."""
         try:
-            stat = path.stat()
+            info = (self.root / rel).stat()
         except FileNotFoundError:
             raise NotText(rel, "vanished while the workspace was read") from None
-        mode = self.config.mode_for(rel)
-        params = tuple(mode.fingerprint_params)
+        if info.st_size > self.config.max_file_size:
+            raise NotText(rel, f"larger than max_file_size ({info.st_size:,} bytes)")
+        if rel not in self.index:
+            return info
+        old = _Stamp.unpack(self.index.entry(rel).stamp)
+        params = self.config.mode_for(rel).fingerprint_params
+        if old and (old.size, old.mtime_ns, old.params) == (info.st_size, info.st_mtime_ns, params):
+            self._keep(rel, self.role(rel), changes)
+            return None
+        return info
+
+    def _apply(
+        self,
+        rel: str,
+        info: os.stat_result,
+        prepared: _Prepared,
+        vanished: dict[str, _Stamp | None],
+        changes: Changes,
+    ) -> None:
+        """Put a freshly read file into the index: a touch, a move, or new content."""
         role = self.role(rel)
-        if stat.st_size > self.config.max_file_size:
-            raise NotText(rel, f"larger than max_file_size ({stat.st_size:,} bytes)")
+        params = prepared.params
+        digest = prepared.digest
         old = _Stamp.unpack(self.index.entry(rel).stamp) if rel in self.index else None
-        if old and (old.size, old.mtime_ns, old.params) == (stat.st_size, stat.st_mtime_ns, params):
-            self._keep(rel, role, changes)
-            return
-        data = _read_bytes(path, rel)
-        digest = content_digest(data)
         if old and (old.digest, old.params) == (digest, params):
-            stamp = _Stamp(stat.st_size, stat.st_mtime_ns, digest, params, old.chars)
+            stamp = _Stamp(info.st_size, info.st_mtime_ns, digest, params, old.chars)
             self.index.set_stamp(rel, stamp.pack())
             self._keep(rel, role, changes)
             return
@@ -256,21 +300,21 @@ class Workspace:
             if moved_from is not None:
                 moved = vanished.pop(moved_from)
                 assert moved is not None
-                stamp = _Stamp(stat.st_size, stat.st_mtime_ns, digest, params, moved.chars)
+                stamp = _Stamp(info.st_size, info.st_mtime_ns, digest, params, moved.chars)
                 self.index.rename(moved_from, rel)
                 self.index.set_stamp(rel, stamp.pack())
                 self.index.set_role(rel, role)
-                self._documents.pop(moved_from, None)
+                self._forget(moved_from)
                 changes.renamed.append((moved_from, rel))
                 return
-        text = read_document(path, data)
-        stamp = _Stamp(stat.st_size, stat.st_mtime_ns, digest, params, len(text))
-        document = Document(rel, text, mode)
-        self.index.add(
-            rel, document.fingerprints, document.unit_count, mode.salt, role, stamp.pack()
-        )
-        document.forget()
-        self._remember(document)
+        stamp = _Stamp(info.st_size, info.st_mtime_ns, digest, params, prepared.chars)
+        mode = self.config.mode_for(rel)
+        fingerprints = prepared.fingerprints
+        self.index.add(rel, fingerprints, prepared.units, mode.salt, role, stamp.pack())
+        self._forget(rel)
+        self._fingerprints[rel] = fingerprints
+        self._fingerprint_count += len(fingerprints)
+        self._trim_fingerprints()
         (changes.updated if old else changes.added).append(rel)
 
     def _keep(self, rel: str, role: Role, changes: Changes) -> None:
@@ -297,7 +341,7 @@ class Workspace:
         with self.lock:
             if rel in self.index:
                 self.index.remove(rel)
-            self._documents.pop(rel, None)
+            self._forget(rel)
 
     # --- documents ------------------------------------------------------------------
 
@@ -308,17 +352,44 @@ class Workspace:
             self._documents.move_to_end(rel)
             return document
         path = self.root / rel
-        text = read_document(path, _read_bytes(path, rel))
+        text = read_document(path, read_bytes(path, rel))
         document = Document(rel, text, self.config.mode_for(rel))
+        known = self._fingerprints.get(rel)
+        if known is not None:
+            document.use_fingerprints(known)
         self._remember(document)
         return document
 
     def _remember(self, document: Document) -> None:
+        """Keep a document's text for a while, and its fingerprints for longer."""
         self._documents[document.name] = document
         self._documents.move_to_end(document.name)
+        self._keep_fingerprints(document)
         while len(self._documents) > CACHED_DOCUMENTS:
             _, oldest = self._documents.popitem(last=False)
             oldest.forget()
+
+    def _keep_fingerprints(self, document: Document) -> None:
+        self._drop_fingerprints(document.name)
+        fingerprints = document.fingerprints
+        self._fingerprints[document.name] = fingerprints
+        self._fingerprint_count += len(fingerprints)
+        self._trim_fingerprints()
+
+    def _trim_fingerprints(self) -> None:
+        while self._fingerprint_count > CACHED_FINGERPRINTS and len(self._fingerprints) > 1:
+            _, oldest = self._fingerprints.popitem(last=False)
+            self._fingerprint_count -= len(oldest)
+
+    def _forget(self, rel: str) -> None:
+        """Drop everything cached about a path (it changed, moved or went away)."""
+        self._documents.pop(rel, None)
+        self._drop_fingerprints(rel)
+
+    def _drop_fingerprints(self, rel: str) -> None:
+        dropped = self._fingerprints.pop(rel, None)
+        if dropped is not None:
+            self._fingerprint_count -= len(dropped)
 
     # --- questions ------------------------------------------------------------------
 
@@ -397,19 +468,6 @@ def _not_a_document(path: Path) -> str | None:
     return None
 
 
-def _read_bytes(path: Path, rel: str) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise NotText(rel, "vanished while the workspace was read") from None
-    except PermissionError:
-        raise NotText(rel, "permission denied") from None
-    except IsADirectoryError:
-        raise NotText(rel, "is a directory") from None
-    except OSError as exc:
-        raise NotText(rel, f"cannot be read ({exc.strerror or exc})") from None
-
-
 def _gitignore(path: Path) -> GitIgnoreSpec | None:
     try:
         return GitIgnoreSpec.from_lines(
@@ -427,6 +485,70 @@ def _ignored(ignores: list[tuple[str, GitIgnoreSpec]], rel: str) -> bool:
         if verdict is not None:
             decision = verdict
     return decision
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What reading one file gives the index: everything but the text itself."""
+
+    digest: str
+    params: tuple
+    chars: int
+    units: int
+    fingerprints: Fingerprints
+
+
+#: Below this many files to read, a refresh reads them itself rather than in workers.
+PARALLEL_FROM = 64
+
+
+def _prepare(job: tuple[Path, str, Mode]) -> _Prepared | NotText:
+    """Read, decode and fingerprint one file (runs in a worker process for big refreshes)."""
+    path, rel, mode = job
+    try:
+        data = read_bytes(path, rel)
+        document = Document(rel, read_document(path, data), mode)
+        return _Prepared(
+            content_digest(data),
+            mode.fingerprint_params,
+            len(document.text),
+            document.unit_count,
+            document.fingerprints,
+        )
+    except NotText as exc:
+        return exc
+
+
+class _Sized:
+    """An iterator that knows its length, so a progress bar can show a total."""
+
+    def __init__(self, items: Iterable, length: int):
+        self.items = items
+        self.length = length
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __iter__(self) -> Iterator:
+        return iter(self.items)
+
+
+def _prepare_all(jobs: list[tuple[Path, str, Mode]]) -> Iterable[_Prepared | NotText]:
+    """Prepare files in order, on every core when there are many of them."""
+    workers = min(os.cpu_count() or 1, 8)
+    if len(jobs) < PARALLEL_FROM or workers < 2:
+        return _Sized(map(_prepare, jobs), len(jobs))
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+
+    def results() -> Iterator[_Prepared | NotText]:
+        with pool:
+            yield from pool.map(_prepare, jobs, chunksize=max(1, len(jobs) // (8 * workers)))
+
+    return _Sized(results(), len(jobs))
 
 
 class DebouncedSave:

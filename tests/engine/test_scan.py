@@ -185,9 +185,10 @@ def reference_candidates(
 
     A hash is evidence if it is in 2 to ``max_docs`` documents; only its first
     ``MAX_REPEATS`` positions in each document are looked at. Every pair of those
-    occurrences in A and B is a shared fingerprint; a pair is a candidate if some
-    run of its shared fingerprints, no two consecutive ones more than ``reach``
-    apart in A, holds ``min_seeds`` distinct positions of A.
+    occurrences in A and B is a shared fingerprint; a pair is a candidate if, in
+    A and in B alike, some run of its shared fingerprints' positions, no two
+    consecutive ones more than ``reach`` apart, holds ``min_seeds`` distinct
+    positions.
     """
     where: dict[int, list[tuple[int, int]]] = {}
     for doc, postings in enumerate(documents):
@@ -196,22 +197,27 @@ def reference_candidates(
             if sum(1 for d, _ in places if d == doc) < MAX_REPEATS:
                 places.append((doc, at))
     evidence = {h for h, places in where.items() if 2 <= len({d for d, _ in places}) <= max_docs}
+
+    def dense(positions: list[int]) -> bool:
+        positions = sorted(positions)
+        runs = [[p] for p in positions[:1]]
+        for previous, at in itertools.pairwise(positions):
+            if at - previous > reach:
+                runs.append([])
+            runs[-1].append(at)
+        return any(len(set(run)) >= min_seeds for run in runs)
+
     result = {}
     for i, j in itertools.combinations(range(len(documents)), 2):
-        seeds = sorted(
-            at_a
+        seeds = [
+            (at_a, at_b)
             for h in evidence
             for doc_a, at_a in where[h]
             if doc_a == i
-            for doc_b, _ in where[h]
+            for doc_b, at_b in where[h]
             if doc_b == j
-        )
-        runs = [[seed] for seed in seeds[:1]]
-        for previous, seed in itertools.pairwise(seeds):
-            if seed - previous > reach:
-                runs.append([])
-            runs[-1].append(seed)
-        if any(len(set(run)) >= min_seeds for run in runs):
+        ]
+        if dense([a for a, _ in seeds]) and dense([b for _, b in seeds]):
             result[(i, j)] = len(seeds)
     return result
 

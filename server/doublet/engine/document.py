@@ -47,6 +47,10 @@ class Document:
             self._fingerprints = fingerprint(self.units, self.mode, skip)
         return self._fingerprints
 
+    def use_fingerprints(self, fingerprints: Fingerprints) -> None:
+        """Take fingerprints computed earlier from this same text and mode."""
+        self._fingerprints = fingerprints
+
     def forget(self) -> None:
         """Drop the units (the bulky part); fingerprints stay for the index."""
         self._units = None

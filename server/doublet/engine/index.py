@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from doublet.engine.fingerprints import Fingerprints
-from doublet.engine.passages import dense_seeds
+from doublet.engine.passages import clustered_groups, dense_seeds
 
 #: The delta segment is merged into the base past this many postings.
 MERGE_POSTINGS = 65536
@@ -90,29 +90,6 @@ class _Segment:
 
     def __len__(self) -> int:
         return int(self.keys.shape[0])
-
-
-def _clustered_docs(
-    docs: np.ndarray, positions: np.ndarray, reach: int, min_seeds: int
-) -> np.ndarray:
-    """Documents holding ``min_seeds`` distinct positions no more than ``reach`` apart.
-
-    One sort of (document, position) pairs for all documents at once: the cheap
-    test that spares most documents the exact (iterative) density filter.
-    """
-    if docs.shape[0] == 0:
-        return docs
-    packed = (docs.astype(np.int64) << 32) | positions.astype(np.int64)
-    packed.sort()
-    doc = packed >> 32
-    at = packed & 0xFFFFFFFF
-    new_doc = np.r_[True, doc[1:] != doc[:-1]]
-    step = np.diff(at)
-    new_run = new_doc | np.r_[True, step > reach]
-    new_position = new_doc | np.r_[True, step != 0]
-    run = np.cumsum(new_run) - 1
-    sizes = np.bincount(run, weights=new_position)
-    return np.unique(doc[new_run][sizes >= min_seeds])
 
 
 class Index:
@@ -355,8 +332,8 @@ class Index:
         seeds_query = query_positions[np.repeat(first[which], count) + within]
         seeds_doc = np.repeat(doc, count)
         seeds_at = np.repeat(at, count)
-        maybe = _clustered_docs(seeds_doc, seeds_query, reach, min_seeds)
-        maybe = np.intersect1d(maybe, _clustered_docs(seeds_doc, seeds_at, reach, min_seeds))
+        maybe = clustered_groups(seeds_doc, seeds_query, reach, min_seeds)
+        maybe = np.intersect1d(maybe, clustered_groups(seeds_doc, seeds_at, reach, min_seeds))
         keep = np.isin(seeds_doc, maybe)
         seeds_doc, seeds_query, seeds_at = seeds_doc[keep], seeds_query[keep], seeds_at[keep]
         found = []

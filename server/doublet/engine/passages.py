@@ -153,6 +153,30 @@ def dense_seeds(seeds_a: np.ndarray, seeds_b: np.ndarray, reach: int, min_seeds:
         keep[index[~ok]] = False
 
 
+def clustered_groups(
+    groups: np.ndarray, positions: np.ndarray, reach: int, min_seeds: int
+) -> np.ndarray:
+    """Groups (documents, pairs) with ``min_seeds`` distinct positions no more than ``reach`` apart.
+
+    One sort of packed (group, position) integers for all groups at once: the
+    cheap, one-sided form of :func:`dense_seeds`, which spares most candidates
+    the exact (iterative) filter. Groups must be below 2^31, positions below 2^32.
+    """
+    if groups.shape[0] == 0:
+        return groups
+    packed = (groups.astype(np.int64) << 32) | positions.astype(np.int64)
+    packed.sort()
+    doc = packed >> 32
+    at = packed & 0xFFFFFFFF
+    new_doc = np.r_[True, doc[1:] != doc[:-1]]
+    step = np.diff(at)
+    new_run = new_doc | np.r_[True, step > reach]
+    new_position = new_doc | np.r_[True, step != 0]
+    run = np.cumsum(new_run) - 1
+    sizes = np.bincount(run, weights=new_position)
+    return np.unique(doc[new_run][sizes >= min_seeds])
+
+
 def chain_seeds(seeds_a: np.ndarray, seeds_b: np.ndarray, k: int, gap: int) -> list[list[int]]:
     """Group seeds (sorted by A) into chains that advance together in A and B.
 

@@ -22,6 +22,7 @@ from doublet.engine.comparison import PairResult, compare
 from doublet.engine.document import Document
 from doublet.engine.fingerprints import Fingerprints
 from doublet.engine.index import Index, Role, keys_of
+from doublet.engine.passages import clustered_groups
 
 #: Positions of one hash in one document that candidate selection looks at.
 MAX_REPEATS = 4
@@ -128,53 +129,41 @@ def candidate_pairs(
 ) -> list[Candidate]:
     """Pairs that could hold a passage: ``min_seeds`` shared fingerprints close together.
 
-    A passage's seeds lie at most ``reach`` units apart in A (gaps are bridged
-    only that far), so a pair whose shared fingerprints are scattered — common
-    phrases of two novels — is dropped here without aligning it.
+    A passage's seeds lie at most ``reach`` units apart in both documents (gaps
+    are bridged only that far), so a pair whose shared fingerprints are
+    scattered — common phrases of two novels — is dropped here without
+    aligning it.
     """
     postings = postings.first_occurrences(MAX_REPEATS)
     counts, starts, docs = postings.counts, postings.starts, postings.docs
     useful = (postings.documents >= 2) & (postings.documents <= max_docs)
-    # Each shared fingerprint of a pair becomes one int64: pair key in the high
-    # bits, position in A in the low 32, so one in-place sort groups pairs and
-    # orders their seeds without index arrays.
-    parts = []
+    pair_type = np.int32 if n * n < 2**31 else np.int64
+    docs = docs.astype(pair_type)
+    positions = postings.positions.astype(np.uint32)
+    pair_parts, at_a_parts, at_b_parts = [], [], []
     for size in np.unique(counts[useful]).tolist():
         rows = starts[useful & (counts == size)][:, None] + np.arange(size)
         left, right = np.triu_indices(size, 1)
         doc_a, doc_b = docs[rows[:, left]], docs[rows[:, right]]
         different = doc_a != doc_b  # rows are sorted by document, so doc_a <= doc_b
-        key = doc_a[different] * n + doc_b[different]
-        parts.append((key << 32) | postings.positions[rows[:, left]][different])
-        del rows, doc_a, doc_b, different, key
-    if not parts:
+        pair_parts.append(doc_a[different] * pair_type(n) + doc_b[different])
+        at_a_parts.append(positions[rows[:, left]][different])
+        at_b_parts.append(positions[rows[:, right]][different])
+        del rows, doc_a, doc_b, different
+    if not pair_parts:
         return []
-    seeds = np.concatenate(parts)
-    del parts
-    seeds.sort()
-    key = seeds >> 32
-    at = seeds & 0xFFFFFFFF
-    del seeds
-    new_key = np.r_[True, key[1:] != key[:-1]]
-    step = np.diff(at)
-    new_run = new_key | np.r_[True, step > reach]
-    new_seed = new_key | np.r_[True, step != 0]
-    del step
-    run_of_seed = np.cumsum(new_run) - 1
-    seeds_in_run = np.bincount(run_of_seed, weights=new_seed)
-    del run_of_seed, new_seed
-    pair_of_seed = np.cumsum(new_key) - 1
-    seeds_of_pair = np.bincount(pair_of_seed)
-    pair_of_run = pair_of_seed[new_run]
-    del pair_of_seed
-    good_pair = np.zeros(seeds_of_pair.shape[0], dtype=bool)
-    good_pair[pair_of_run[seeds_in_run >= min_seeds]] = True
-    pair_keys = key[new_key]
+    pair = np.concatenate(pair_parts)
+    del pair_parts
+    # a passage's seeds cluster in both documents
+    dense = np.intersect1d(
+        clustered_groups(pair, np.concatenate(at_a_parts), reach, min_seeds),
+        clustered_groups(pair, np.concatenate(at_b_parts), reach, min_seeds),
+    )
+    del at_a_parts, at_b_parts
+    pair_keys, shared = np.unique(pair[np.isin(pair, dense)], return_counts=True)
     return [
         Candidate(int(k // n), int(k % n), int(c))
-        for k, c in zip(
-            pair_keys[good_pair].tolist(), seeds_of_pair[good_pair].tolist(), strict=True
-        )
+        for k, c in zip(pair_keys.tolist(), shared.tolist(), strict=True)
     ]
 
 
