@@ -209,42 +209,45 @@ class Workspace:
     # --- keeping the index current -----------------------------------------------------
 
     def refresh(self, progress: Progress | None = None) -> Changes:
-        """Bring the index in step with the files, reading only what changed."""
-        with self.lock:
-            return self._refresh(progress)
+        """Bring the index in step with the files, reading only what changed.
 
-    def _refresh(self, progress: Progress | None) -> Changes:
+        The lock is held only while the index changes, not while files are read,
+        so questions can be answered in the meantime (a language server does).
+        """
         files, skipped = self.discover()
         changes = Changes(skipped=list(skipped))
         present = set(files)
-        vanished = {
-            name: _Stamp.unpack(self.index.entry(name).stamp)
-            for name in self.index.names()
-            if name not in present
-        }
-        to_read: list[tuple[str, os.stat_result]] = []
-        for rel in files:
-            try:
-                info = self._unchanged_or_stat(rel, changes)
-            except NotText as exc:
-                self._skip(rel, exc.reason, changes)
-                continue
-            if info is not None:
-                to_read.append((rel, info))
+        with self.lock:
+            vanished = {
+                name: _Stamp.unpack(self.index.entry(name).stamp)
+                for name in self.index.names()
+                if name not in present
+            }
+            to_read: list[tuple[str, os.stat_result]] = []
+            for rel in files:
+                try:
+                    info = self._unchanged_or_stat(rel, changes)
+                except NotText as exc:
+                    self._skip(rel, exc.reason, changes)
+                    continue
+                if info is not None:
+                    to_read.append((rel, info))
         jobs = [(self.root / rel, rel, self.config.mode_for(rel)) for rel, _ in to_read]
         prepared = _prepare_all(jobs)
         for (rel, info), result in zip(
             to_read, progress(prepared) if progress else prepared, strict=True
         ):
-            if isinstance(result, NotText):
-                self._skip(rel, result.reason, changes)
-            else:
-                self._apply(rel, info, result, vanished, changes)
-        for name in vanished:
-            if name in self.index:
-                self.index.remove(name)
-                changes.removed.append(name)
-                self._forget(name)
+            with self.lock:
+                if isinstance(result, NotText):
+                    self._skip(rel, result.reason, changes)
+                else:
+                    self._apply(rel, info, result, vanished, changes)
+        with self.lock:
+            for name in vanished:
+                if name in self.index:
+                    self.index.remove(name)
+                    changes.removed.append(name)
+                    self._forget(name)
         self.skipped = changes.skipped
         for item in changes.skipped:
             log.info("skipped %s: %s", item.path, item.reason)
@@ -398,6 +401,10 @@ class Workspace:
 
     def pairs(self, progress: Progress | None = None) -> list[PairResult]:
         """Every pair of documents that shares passages, best first, as configured."""
+        with self.lock:
+            return self._pairs(progress)
+
+    def _pairs(self, progress: Progress | None) -> list[PairResult]:
         results = index_pairs(
             self.index,
             self.document,
@@ -412,6 +419,10 @@ class Workspace:
 
         In each result, A is the asking document.
         """
+        with self.lock:
+            return self._similar(rel, text)
+
+    def _similar(self, rel: str, text: str | None) -> list[PairResult]:
         mode = self.config.mode_for(rel)
         document = self.document(rel) if text is None else Document(rel, text, mode)
         role = self.role(rel)

@@ -180,6 +180,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_matching_options(config_parser)
     _add_workspace_options(config_parser)
 
+    serve_parser = commands.add_parser(
+        "serve",
+        help="run the language server (for editors)",
+        description="Run the language server on standard input and output, as editors "
+        "start it; --tcp HOST:PORT listens on a socket instead, for debugging.",
+    )
+    serve_parser.add_argument("--tcp", metavar="[HOST:]PORT", help="listen on a TCP port")
+    serve_parser.add_argument(
+        "--stdio", action="store_true", help="use standard input and output (the default)"
+    )
+
     compare_parser = commands.add_parser(
         "compare",
         help="passages and every document measure for two files",
@@ -387,6 +398,13 @@ def run_similar(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_serve(args: argparse.Namespace) -> int:
+    from doublet.lsp.server import serve  # imported here: the CLI does not need pygls
+
+    serve(args.tcp)
+    return 0
+
+
 def run_config(args: argparse.Namespace) -> int:
     workspace = _open_workspace(args.root, args, saved=False)
     sys.stdout.write(workspace.config.as_toml())
@@ -422,6 +440,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "index": run_index,
         "similar": run_similar,
         "config": run_config,
+        "serve": run_serve,
         "compare": run_compare,
     }
     try:

@@ -14,16 +14,10 @@ from dataclasses import dataclass
 
 from doublet.engine.comparison import PairResult
 from doublet.engine.document import Document
-from doublet.engine.passages import Passage, Side
+from doublet.engine.passages import Side
 from doublet.sources import Skipped
 
-VERBATIM_SCORE = 0.99
 JOINER = "\u2060"  # padding left by markup extraction; invisible, so not shown
-
-
-def passage_kind(passage: Passage) -> str:
-    """A word for how a passage matches: verbatim when (almost) all of it is exact."""
-    return "verbatim" if passage.score >= VERBATIM_SCORE else "edited"
 
 
 @dataclass(frozen=True)
@@ -81,7 +75,7 @@ def pair_data(result: PairResult, ids: dict[str, int]) -> dict:
                 "a": _side(result.a, p.a),
                 "b": _side(result.b, p.b),
                 "score": p.score,
-                "kind": passage_kind(p),
+                "kind": p.kind,
             }
             for p in result.passages
         ],

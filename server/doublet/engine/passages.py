@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from doublet.engine.fingerprints import Fingerprints
     from doublet.engine.units import Units
 
+#: Share of a passage in exact runs from which it counts as a verbatim copy.
+VERBATIM_SCORE = 0.99
+
 #: Seeds whose hash occurs this many times over in the two documents (counted as
 #: occurrences in A times occurrences in B) are repetitive filler, not evidence.
 MAX_SEED_PRODUCT = 64
@@ -62,6 +65,11 @@ class Passage:
     def units(self) -> int:
         """Length of the passage, the shorter of its two sides."""
         return min(self.a.units, self.b.units)
+
+    @property
+    def kind(self) -> str:
+        """How it matches, in a word: verbatim when (almost) all of it is exact, else edited."""
+        return "verbatim" if self.score >= VERBATIM_SCORE else "edited"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,371 @@
+"""What the user can ask of a match: hover, quick fixes and commands.
+
+Every handler here reads the server's last analysis or asks the workspace; the
+only thing written is doublet.toml (an ignored match, a reference, a template),
+through a workspace edit or, for the ignore list, directly.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import tomlkit
+from lsprotocol import types
+
+from doublet import __version__
+from doublet.config import FILE_NAME
+from doublet.lsp.diagnostics import CODE, SOURCE, Match, describe, matches_of
+from doublet.lsp.positions import LineIndex
+
+if TYPE_CHECKING:
+    from doublet.lsp.server import DoubletServer
+
+FIND_SIMILAR = "doublet.findSimilar"
+WORKSPACE_REPORT = "doublet.workspaceReport"
+REINDEX = "doublet.reindex"
+STATUS = "doublet.status"
+SHOW_MATCH = "doublet.showMatch"
+IGNORE_MATCH = "doublet.ignoreMatch"
+#: Implemented by the VS Code extension (it can open a diff editor; LSP cannot).
+CLIENT_COMPARE = "doublet.compareSideBySide"
+
+EXCERPT = 300
+ACTIONS_PER_DIAGNOSTIC = 3
+
+
+def excerpt(text: str, start: int, end: int, width: int = EXCERPT) -> str:
+    flat = re.sub(r"\s+", " ", text[start:end].replace("\u2060", "")).strip()
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+
+# --- hover ---------------------------------------------------------------------------
+
+
+def hover(ls: DoubletServer, params: types.HoverParams) -> types.Hover | None:
+    document = ls.opened.get(params.text_document.uri)
+    if document is None or not document.matches:
+        return None
+    text = ls.workspace.get_text_document(document.uri).source
+    lines = LineIndex(text)
+    offset = lines.offset(params.position)
+    here = [m for m in document.matches if m.start <= offset < m.end]
+    if not here:
+        return None
+    here.sort(key=lambda m: -m.passage.matched)
+    parts = []
+    for match in here[:3]:
+        parts.append(f"**Doublet** — matches {describe(match)}")
+        quoted = excerpt(match.other_text, match.passage.b.start, match.passage.b.end)
+        parts.append("> " + quoted.replace("\n", " "))
+        line = match.other_text.count("\n", 0, match.passage.b.start) + 1
+        parts.append(f"[Open {match.other}]({ls.uri_of(match.other)}#L{line})")
+    start = min(m.start for m in here)
+    end = max(m.end for m in here)
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n".join(parts)),
+        range=lines.range(start, end),
+    )
+
+
+# --- code actions --------------------------------------------------------------------
+
+
+def code_actions(ls: DoubletServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    document = ls.opened.get(params.text_document.uri)
+    if document is None or ls.project is None or document.rel is None:
+        return []
+    found = []
+    for diagnostic in params.context.diagnostics:
+        if diagnostic.source != SOURCE or diagnostic.code != CODE:
+            continue
+        data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
+        for entry in list(data.get("matches", []))[:ACTIONS_PER_DIAGNOSTIC]:
+            try:
+                found.extend(_actions_for(ls, document.rel, document.uri, entry, diagnostic))
+            except (KeyError, TypeError, ValueError):
+                continue  # data from an older server version, or tampered with
+    return found
+
+
+def _actions_for(ls: DoubletServer, rel: str, uri: str, entry: dict, diagnostic) -> list:
+    other = str(entry["other"])
+    b0, b1 = (int(x) for x in entry["b"])
+    other_uri = ls.uri_of(other)
+    other_text = ls.project.document(other).text
+    other_range = LineIndex(other_text).range(b0, b1)
+    actions = [
+        types.CodeAction(
+            title=f"Doublet: open the matching passage in {other}",
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diagnostic],
+            command=types.Command(
+                title="Open matching passage",
+                command=SHOW_MATCH,
+                arguments=[other_uri, _range_json(other_range)],
+            ),
+        )
+    ]
+    if ls.client_compare:
+        actions.append(
+            types.CodeAction(
+                title=f"Doublet: compare with {other} side by side",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[diagnostic],
+                command=types.Command(
+                    title="Compare side by side",
+                    command=CLIENT_COMPARE,
+                    arguments=[
+                        uri,
+                        _range_json(diagnostic.range),
+                        other_uri,
+                        _range_json(other_range),
+                    ],
+                ),
+            )
+        )
+    actions.append(
+        types.CodeAction(
+            title="Doublet: ignore this match",
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diagnostic],
+            command=types.Command(
+                title="Ignore this match",
+                command=IGNORE_MATCH,
+                arguments=[rel, other, str(entry["digest"])],
+            ),
+        )
+    )
+    for key, word in (("references", "a reference"), ("templates", "a template")):
+        edit = config_edit(ls, lambda text, key=key: add_pattern(text, key, other))
+        if edit is not None:
+            actions.append(
+                types.CodeAction(
+                    title=f"Doublet: treat {other} as {word}",
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diagnostic],
+                    edit=edit,
+                )
+            )
+    return actions
+
+
+def _range_json(r: types.Range) -> dict:
+    return {
+        "start": {"line": r.start.line, "character": r.start.character},
+        "end": {"line": r.end.line, "character": r.end.character},
+    }
+
+
+def _range_of(value: Any) -> types.Range:
+    """A Range from its JSON form; ValueError if it is not one."""
+    try:
+        start, end = value["start"], value["end"]
+        return types.Range(
+            start=types.Position(line=int(start["line"]), character=int(start["character"])),
+            end=types.Position(line=int(end["line"]), character=int(end["character"])),
+        )
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"not a range: {value!r}") from exc
+
+
+# --- doublet.toml ----------------------------------------------------------------------
+
+
+def add_pattern(text: str, key: str, pattern: str) -> str:
+    """doublet.toml's text with ``pattern`` added to the list ``key`` (kept as written)."""
+    document = tomlkit.parse(text)
+    current = document.get(key)
+    if current is None:
+        current = tomlkit.array()
+        document[key] = current
+    if pattern not in current:
+        current.append(pattern)
+    return tomlkit.dumps(document)
+
+
+def add_ignore(text: str, a: str, b: str, digest: str) -> str:
+    """doublet.toml's text with one more [[ignore]] entry."""
+    document = tomlkit.parse(text)
+    tables = document.get("ignore")
+    if tables is None:
+        tables = tomlkit.aot()
+        document["ignore"] = tables
+    entry = tomlkit.table()
+    entry["a"], entry["b"], entry["digest"] = a, b, digest
+    tables.append(entry)
+    return tomlkit.dumps(document)
+
+
+def _config_path(ls: DoubletServer) -> Path:
+    assert ls.project is not None
+    return ls.project.root / FILE_NAME
+
+
+def _config_text(ls: DoubletServer) -> str:
+    path = _config_path(ls)
+    uri = ls.uri_of(FILE_NAME)
+    open_document = ls.workspace.text_documents.get(uri)
+    if open_document is not None:
+        return open_document.source
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def config_edit(ls: DoubletServer, change) -> types.WorkspaceEdit | None:
+    """A workspace edit applying ``change`` to doublet.toml (creating it if needed)."""
+    try:
+        old = _config_text(ls)
+        new = change(old)
+    except Exception:  # a doublet.toml we cannot parse: no quick fix rather than a broken one
+        return None
+    uri = ls.uri_of(FILE_NAME)
+    whole = LineIndex(old).range(0, len(old))
+    edit = types.TextEdit(range=whole, new_text=new)
+    if _config_path(ls).exists():
+        return types.WorkspaceEdit(changes={uri: [edit]})
+    capabilities = ls.client_capabilities.workspace if ls.client_capabilities else None
+    operations = (
+        capabilities.workspace_edit.resource_operations
+        if capabilities and capabilities.workspace_edit
+        else None
+    )
+    if not operations or types.ResourceOperationKind.Create not in operations:
+        return None
+    return types.WorkspaceEdit(
+        document_changes=[
+            types.CreateFile(uri=uri, options=types.CreateFileOptions(ignore_if_exists=True)),
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
+                edits=[edit],
+            ),
+        ]
+    )
+
+
+def write_config(ls: DoubletServer, text: str) -> None:
+    """Write doublet.toml atomically (the ignore list is saved with the workspace)."""
+    path = _config_path(ls)
+    handle, temporary = tempfile.mkstemp(prefix=FILE_NAME + ".", dir=path.parent)
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(temporary, path)
+
+
+async def ignore_match(ls: DoubletServer, args: tuple) -> dict:
+    if ls.project is None:
+        return {"ignored": False}
+    try:
+        a, b, digest = (str(x) for x in args[:3])
+    except ValueError:
+        raise ValueError("doublet.ignoreMatch takes (path, other path, digest)") from None
+    write_config(ls, add_ignore(_config_text(ls), a, b, digest))
+    await ls.reconfigure()
+    return {"ignored": True}
+
+
+# --- commands --------------------------------------------------------------------------
+
+
+def _match_json(ls: DoubletServer, uri: str, lines: LineIndex, text: str, m: Match) -> dict:
+    other_lines = LineIndex(m.other_text)
+    return {
+        "uri": uri,
+        "range": _range_json(lines.range(m.start, m.end)),
+        "other": {
+            "uri": ls.uri_of(m.other),
+            "path": m.other,
+            "range": _range_json(other_lines.range(m.passage.b.start, m.passage.b.end)),
+        },
+        "score": m.passage.score,
+        "kind": m.passage.kind,
+        "length": m.end - m.start,
+        "excerpt": excerpt(text, m.start, m.end),
+        "otherExcerpt": excerpt(m.other_text, m.passage.b.start, m.passage.b.end),
+        "digest": m.digest,
+    }
+
+
+async def find_similar(ls: DoubletServer, args: tuple) -> list[dict]:
+    """Every similar passage of a document (its buffer if open), or of a selection of it."""
+    if not args:
+        raise ValueError("doublet.findSimilar takes a document URI (and optionally a range)")
+    first = args[0]
+    uri = first.get("uri") if isinstance(first, dict) else first
+    selection = (
+        first.get("range") if isinstance(first, dict) else (args[1] if len(args) > 1 else None)
+    )
+    if not isinstance(uri, str):
+        raise ValueError(f"not a document URI: {uri!r}")
+    rel = ls.rel_of(uri)
+    if rel is None or ls.project is None:
+        return []
+    opened = ls.workspace.text_documents.get(uri)
+    text = opened.source if opened is not None else None
+    results = await ls.run(ls.project.similar, rel, text)
+    if text is None:
+        text = ls.project.document(rel).text
+    lines = LineIndex(text)
+    matches = matches_of(results)
+    if selection is not None:
+        wanted = _range_of(selection)
+        lo, hi = lines.offset(wanted.start), lines.offset(wanted.end)
+        matches = [m for m in matches if m.start < max(hi, lo + 1) and lo < m.end]
+    matches.sort(key=lambda m: (m.start, -m.passage.matched))
+    return [_match_json(ls, uri, lines, text, m) for m in matches]
+
+
+async def workspace_report(ls: DoubletServer) -> dict:
+    """Every pair of the workspace that shares passages, best first."""
+    if ls.project is None:
+        return {"pairs": [], "documents": 0}
+    results = await ls.run(ls.project.pairs)
+    pairs = []
+    for result in results:
+        lines_a, lines_b = LineIndex(result.a.text), LineIndex(result.b.text)
+        pairs.append(
+            {
+                "a": ls.uri_of(result.a.name),
+                "b": ls.uri_of(result.b.name),
+                "aPath": result.a.name,
+                "bPath": result.b.name,
+                "similarity": round(result.similarity, 4),
+                "aCoverage": round(result.a_coverage, 4),
+                "bCoverage": round(result.b_coverage, 4),
+                "longest": result.longest,
+                "passages": [
+                    {
+                        "a": _range_json(lines_a.range(p.a.start, p.a.end)),
+                        "b": _range_json(lines_b.range(p.b.start, p.b.end)),
+                        "score": p.score,
+                        "kind": p.kind,
+                    }
+                    for p in result.passages
+                ],
+            }
+        )
+    return {"pairs": pairs, "documents": len(ls.project.index)}
+
+
+def status(ls: DoubletServer) -> dict:
+    return {
+        "version": __version__,
+        "root": str(ls.project.root) if ls.project else None,
+        "state": ls.state,
+        "documents": len(ls.project.index) if ls.project else 0,
+        "open": len(ls.opened),
+        "lastError": ls.last_error,
+    }
+
+
+async def show_match(ls: DoubletServer, args: tuple) -> dict:
+    """Open a file at a range in the editor (window/showDocument)."""
+    if len(args) < 2 or not isinstance(args[0], str):
+        raise ValueError("doublet.showMatch takes a URI and a range")
+    selection = _range_of(args[1])
+    result = await ls.window_show_document_async(
+        types.ShowDocumentParams(uri=args[0], take_focus=True, selection=selection)
+    )
+    return {"success": bool(result and result.success)}

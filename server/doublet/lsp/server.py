@@ -1,0 +1,464 @@
+"""`doublet serve`: the language server, speaking LSP over stdio (or TCP for debugging).
+
+The server owns the editor's side of things: which documents are open and
+their unsaved text, the client's settings, when to recompute (debounced, stale
+results dropped) and how results look in an editor. Everything it knows about
+matching it asks the workspace (doublet.workspace), which asks the engine.
+
+Threads: LSP messages are handled on pygls' event loop. Work that can take a
+while — indexing the workspace, reacting to files changed on disk, analysing
+a document — runs on one worker thread, one job at a time, so the loop keeps
+answering requests while the index is built.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+
+from doublet import __version__
+from doublet.config import DEFAULTS, ConfigError
+from doublet.config import load as load_config
+from doublet.lsp import actions
+from doublet.lsp.diagnostics import Match, diagnostics, matches_of
+from doublet.lsp.positions import LineIndex
+from doublet.lsp.settings import Settings
+from doublet.lsp.watcher import Watcher
+from doublet.workspace import DebouncedSave, Workspace
+
+log = logging.getLogger("doublet.lsp")
+
+#: How long files must be quiet on disk before the index follows them (a git
+#: checkout of a thousand files is one refresh, not a thousand).
+DISK_QUIET = 0.3
+
+
+@dataclass
+class OpenDocument:
+    """An editor buffer the server analyses, and what it last published for it."""
+
+    uri: str
+    rel: str | None  # workspace-relative path; None outside the workspace
+    version: int | None = None
+    matches: list[Match] = field(default_factory=list)
+    partners: set[str] = field(default_factory=set)  # other files its passages match
+    task: asyncio.Task | None = None
+
+
+class DoubletServer(LanguageServer):
+    """The language server's state; handlers are registered by :func:`create_server`."""
+
+    def __init__(self) -> None:
+        super().__init__("doublet", __version__)
+        self.project: Workspace | None = None
+        self.settings = Settings()
+        self.state = "starting"
+        self.last_error: str | None = None
+        self.opened: dict[str, OpenDocument] = {}
+        self.worker = ThreadPoolExecutor(1, thread_name_prefix="doublet-worker")
+        self.saver: DebouncedSave | None = None
+        self.watcher: Watcher | None = None
+        self.client_compare = False  # the client implements side-by-side comparison
+        self._disk_changes: set[str] = set()
+        self._disk_task: asyncio.Task | None = None
+        self._config_changed = False
+
+    # --- paths ----------------------------------------------------------------------
+
+    def rel_of(self, uri: str) -> str | None:
+        """Workspace-relative path of a file URI, or None if it is not in the workspace."""
+        if self.project is None or not uri.startswith("file:"):
+            return None
+        path = to_fs_path(uri)
+        if path is None:
+            return None
+        try:
+            return self.project.relative(path)
+        except ValueError:
+            return None
+
+    def uri_of(self, rel: str) -> str:
+        assert self.project is not None
+        return from_fs_path(str(self.project.root / rel)) or ""
+
+    async def run(self, job, *args):
+        """Run blocking work on the worker thread."""
+        return await asyncio.get_running_loop().run_in_executor(self.worker, job, *args)
+
+    # --- start-up -------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Load settings and the saved index, then index the workspace in the background."""
+        root = self.workspace.root_path
+        if not root:
+            self.state = "no workspace"
+            log.info("no workspace folder: nothing to index")
+            return
+        await self.fetch_settings()
+        try:
+            config = self.settings.apply(load_config(Path(root)))
+        except ConfigError as exc:
+            self.report_config_error(exc)
+            config = DEFAULTS
+        self.project = Workspace.open(root)
+        self.project.config = config
+        self.saver = DebouncedSave(self.project)
+        asyncio.get_running_loop().create_task(self.index_workspace())
+
+    async def index_workspace(self, rebuild: bool = False) -> None:
+        """Bring the index up to date with progress, then analyse every open document."""
+        assert self.project is not None
+        self.state = "indexing"
+        token = str(uuid.uuid4())
+        progress = await self.begin_progress(token, "Doublet: indexing")
+        loop = asyncio.get_running_loop()
+
+        def report(done: int, total: int) -> None:
+            if progress:
+                message = f"{done} of {total} files"
+                percentage = int(100 * done / max(total, 1))
+                loop.call_soon_threadsafe(self.report_progress, token, message, percentage)
+
+        try:
+            started = time.perf_counter()
+            changes = await self.run(self._refresh_with_progress, report, rebuild)
+            await self.run(self.project.save)
+            log.info(
+                "indexed %d documents in %.2f s (%d read, %d skipped)",
+                len(self.project.index),
+                time.perf_counter() - started,
+                len(changes.added) + len(changes.updated),
+                len(changes.skipped),
+            )
+            self.state = "ready"
+        except Exception as exc:  # the daemon stays up and says what went wrong
+            log.exception("indexing failed")
+            self.last_error = f"indexing failed: {exc}"
+            self.state = "error"
+        finally:
+            if progress:
+                self.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
+        if self.watcher is None:
+            self.watcher = Watcher(self.project.root, loop, self.files_changed_on_disk)
+            self.watcher.start()
+        for document in list(self.opened.values()):
+            document.rel = self.rel_of(document.uri)  # it may have opened before the workspace
+            self.schedule(document, delay=0)
+
+    def _refresh_with_progress(self, report, rebuild: bool):
+        assert self.project is not None
+        if rebuild:
+            with self.project.lock:
+                self.project.index = type(self.project.index)()
+        counted = _Counting(report)
+        changes = self.project.refresh(counted)
+        self.reapply_buffers()
+        return changes
+
+    def reapply_buffers(self) -> None:
+        """Open documents count as the editor has them, not as they are on disk."""
+        assert self.project is not None
+        for document in list(self.opened.values()):
+            if document.rel is not None:
+                text = self.workspace.get_text_document(document.uri).source
+                self.project.update_text(document.rel, text)
+
+    async def begin_progress(self, token: str, title: str) -> bool:
+        capabilities = self.client_capabilities
+        window = capabilities.window if capabilities else None
+        if not (window and window.work_done_progress):
+            return False
+        try:
+            await self.work_done_progress.create_async(token)
+        except Exception:  # a client that refuses progress still gets the work done
+            return False
+        self.work_done_progress.begin(
+            token, types.WorkDoneProgressBegin(title=title, percentage=0, cancellable=False)
+        )
+        return True
+
+    def report_progress(self, token: str, message: str, percentage: int) -> None:
+        self.work_done_progress.report(
+            token, types.WorkDoneProgressReport(message=message, percentage=percentage)
+        )
+
+    # --- settings -------------------------------------------------------------------
+
+    async def fetch_settings(self) -> None:
+        """Ask the client for the ``doublet`` settings section, if it can answer."""
+        capabilities = self.client_capabilities
+        workspace = capabilities.workspace if capabilities else None
+        if not (workspace and workspace.configuration):
+            return
+        try:
+            values = await self.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section="doublet")])
+            )
+        except Exception as exc:
+            log.warning("could not read the client's settings: %s", exc)
+            return
+        self.settings = Settings.parse(values[0] if values else None, self.report_setting_error)
+
+    def report_setting_error(self, message: str) -> None:
+        self.last_error = message
+        self.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Error, message=f"Doublet: {message}")
+        )
+
+    def report_config_error(self, exc: ConfigError) -> None:
+        self.last_error = str(exc)
+        self.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Error, message=f"Doublet: {exc}")
+        )
+
+    async def reconfigure(self) -> None:
+        """Settings or doublet.toml changed: re-read both, re-index what they affect."""
+        if self.project is None:
+            return
+        await self.fetch_settings()
+        try:
+            config = self.settings.apply(load_config(self.project.root))
+        except ConfigError as exc:
+            self.report_config_error(exc)
+            return
+        self.project.config = config
+        await self.run(self._refresh_with_progress, lambda done, total: None, False)
+        self.after_index_change()
+
+    # --- files on disk --------------------------------------------------------------
+
+    def files_changed_on_disk(self, paths: set[str]) -> None:
+        """Called on the loop by the watcher; coalesces bursts into one refresh."""
+        self._disk_changes |= paths
+        if "doublet.toml" in paths:
+            self._config_changed = True
+        if self._disk_task is not None:
+            self._disk_task.cancel()
+        self._disk_task = asyncio.get_running_loop().create_task(self._after_quiet())
+
+    async def _after_quiet(self) -> None:
+        await asyncio.sleep(DISK_QUIET)
+        self._disk_task = None
+        self._disk_changes.clear()
+        if self.project is None or self.state == "indexing":
+            return
+        if self._config_changed:
+            self._config_changed = False
+            await self.reconfigure()
+            return
+        changes = await self.run(self._refresh_with_progress, lambda done, total: None, False)
+        if changes.changed:
+            self.after_index_change()
+
+    def after_index_change(self) -> None:
+        if self.saver:
+            self.saver.changed()
+        for document in list(self.opened.values()):
+            self.schedule(document, delay=0)
+
+    # --- analysis -------------------------------------------------------------------
+
+    def schedule(self, document: OpenDocument, delay: float | None = None) -> None:
+        """Analyse a document after ``delay`` (the debounce by default); restart if pending."""
+        if document.task is not None and not document.task.done():
+            document.task.cancel()
+        wait = self.settings.debounce if delay is None else delay
+        document.task = asyncio.get_running_loop().create_task(self.analyse(document, wait))
+
+    async def analyse(self, document: OpenDocument, delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        if self.project is None or document.rel is None or self.state in ("starting",):
+            return
+        text_document = self.workspace.get_text_document(document.uri)
+        version, text = text_document.version, text_document.source
+        try:
+            results = await self.run(self._analyse, document.rel, text)
+        except Exception as exc:
+            log.exception("analysing %s failed", document.uri)
+            self.last_error = f"analysing {document.rel} failed: {exc}"
+            return
+        if self.opened.get(document.uri) is not document:
+            return  # closed meanwhile
+        if self.workspace.get_text_document(document.uri).version != version:
+            return  # stale: a newer analysis is on its way
+        self.publish(document, version, text, matches_of(results))
+
+    def _analyse(self, rel: str, text: str):
+        assert self.project is not None
+        self.project.update_text(rel, text)
+        if self.saver:
+            self.saver.changed()
+        return self.project.similar(rel, text)
+
+    def publish(self, document: OpenDocument, version, text: str, matches: list[Match]) -> None:
+        assert self.project is not None
+        before = document.partners
+        document.matches = matches
+        document.version = version
+        document.partners = {m.other for m in matches}
+        found = diagnostics(
+            matches,
+            LineIndex(text),
+            self.uri_of,
+            self.project.config.severity,
+            self.lines_of,
+        )
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=document.uri, diagnostics=found, version=version)
+        )
+        # a match that appeared or went away shows in the other file too
+        for rel in before ^ document.partners:
+            other = self.opened.get(self.uri_of(rel))
+            if other is not None and other is not document:
+                self.schedule(other, delay=0)
+
+    def lines_of(self, rel: str, text: str) -> LineIndex:
+        """Positions in another file: its open buffer if the editor has it, else its text."""
+        return LineIndex(text)
+
+    def clear(self, uri: str) -> None:
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+        )
+
+
+class _Counting:
+    """Wraps the refresh's work list, reporting progress every few files."""
+
+    def __init__(self, report):
+        self.report = report
+
+    def __call__(self, items):
+        total = len(items)
+        step = max(1, total // 50)
+        for done, item in enumerate(items, 1):
+            if done % step == 0 or done == total:
+                self.report(done, total)
+            yield item
+
+
+def create_server() -> DoubletServer:
+    """A server with every handler registered."""
+    server = DoubletServer()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: DoubletServer, params: types.InitializeParams) -> None:
+        options = params.initialization_options or {}
+        if isinstance(options, dict):
+            ls.client_compare = bool(options.get("clientCompare"))
+            ls.settings = Settings.parse(options.get("settings"), ls.report_setting_error)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: DoubletServer, params: types.InitializedParams) -> None:
+        await ls.start()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: DoubletServer, params: types.DidOpenTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        document = OpenDocument(uri, ls.rel_of(uri))
+        ls.opened[uri] = document
+        if document.rel is not None and ls.state != "starting":
+            ls.schedule(document, delay=0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: DoubletServer, params: types.DidChangeTextDocumentParams) -> None:
+        document = ls.opened.get(params.text_document.uri)
+        if document is not None and document.rel is not None:
+            ls.schedule(document)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    async def did_close(ls: DoubletServer, params: types.DidCloseTextDocumentParams) -> None:
+        document = ls.opened.pop(params.text_document.uri, None)
+        if document is None:
+            return
+        if document.task is not None:
+            document.task.cancel()
+        ls.clear(document.uri)
+        # the file on disk counts again, not the buffer that was closed
+        if ls.project is not None and document.rel is not None and ls.state == "ready":
+            await ls.run(ls._refresh_with_progress, lambda done, total: None, False)
+            for rel in document.partners:
+                other = ls.opened.get(ls.uri_of(rel))
+                if other is not None:
+                    ls.schedule(other, delay=0)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(
+        ls: DoubletServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        settings = params.settings
+        if isinstance(settings, dict) and isinstance(settings.get("doublet"), dict):
+            ls.settings = Settings.parse(settings["doublet"], ls.report_setting_error)
+            ls.settings.pushed = True
+        await ls.reconfigure()
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: DoubletServer, params: types.HoverParams) -> types.Hover | None:
+        return actions.hover(ls, params)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+    )
+    def code_action(ls: DoubletServer, params: types.CodeActionParams):
+        return actions.code_actions(ls, params)
+
+    @server.command(actions.FIND_SIMILAR)
+    async def find_similar(ls: DoubletServer, *args: Any):
+        return await actions.find_similar(ls, args)
+
+    @server.command(actions.WORKSPACE_REPORT)
+    async def workspace_report(ls: DoubletServer, *args: Any):
+        return await actions.workspace_report(ls)
+
+    @server.command(actions.REINDEX)
+    async def reindex(ls: DoubletServer, *args: Any):
+        if ls.project is None:
+            return {"documents": 0, "state": ls.state}
+        await ls.index_workspace(rebuild=True)
+        return actions.status(ls)
+
+    @server.command(actions.STATUS)
+    def status(ls: DoubletServer, *args: Any):
+        return actions.status(ls)
+
+    @server.command(actions.SHOW_MATCH)
+    async def show_match(ls: DoubletServer, *args: Any):
+        return await actions.show_match(ls, args)
+
+    @server.command(actions.IGNORE_MATCH)
+    async def ignore_match(ls: DoubletServer, *args: Any):
+        return await actions.ignore_match(ls, args)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: DoubletServer, *args: Any) -> None:
+        if ls.watcher is not None:
+            ls.watcher.stop()
+        if ls.saver is not None:
+            ls.saver.changed()
+            ls.saver.flush()
+
+    return server
+
+
+def serve(tcp: str | None = None) -> None:
+    """Run the server on stdio, or on ``host:port`` for debugging."""
+    logging.basicConfig(level=logging.INFO, format="doublet: %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("pygls").setLevel(logging.WARNING)
+    server = create_server()
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()
