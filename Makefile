@@ -5,8 +5,12 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+EXT    := client-vscode
+NPM_STAMP := $(EXT)/node_modules/.installed
+VSIX   := $(EXT)/doublet-$(VERSION).vsix
 
-.PHONY: demo test lint bench bench-quality bench-speed bench-setup clean
+.PHONY: demo test test-python test-extension lint vsix bench bench-quality bench-speed bench-setup clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Doublet needs Python 3.10 or newer; this is " + sys.version.split()[0])'
@@ -18,9 +22,27 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/doublet scan examples
 
-test: $(STAMP)
+test: test-python test-extension
+
+test-python: $(STAMP)
 	$(BIN)/ruff check server tests bench
 	$(BIN)/python -m pytest
+
+# The extension: its own unit tests (mocha, no editor).
+test-extension: $(NPM_STAMP)
+	cd $(EXT) && npm test --silent
+
+$(NPM_STAMP): $(EXT)/package.json $(EXT)/package-lock.json
+	cd $(EXT) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# The VS Code extension with Doublet's wheel inside, so that installing the .vsix is enough.
+vsix: $(VSIX)
+
+$(VSIX): $(STAMP) $(NPM_STAMP) $(shell find server -name '*.py') $(wildcard $(EXT)/src/*.ts $(EXT)/src/logic/*.ts) $(EXT)/package.json
+	rm -f $(EXT)/bundled/*.whl $(EXT)/*.vsix
+	$(BIN)/python -m pip wheel --no-deps --quiet -w $(EXT)/bundled .
+	cd $(EXT) && npx tsc -p ./ && npx vsce package --out doublet-$(VERSION).vsix
 
 lint: $(STAMP)
 	$(BIN)/ruff check server tests bench

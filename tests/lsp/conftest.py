@@ -1,17 +1,28 @@
-"""A real `doublet serve` process and a real LSP client (pytest-lsp) on a real folder."""
+"""A real `doublet serve` process and a real LSP client (pytest-lsp) on a real folder.
+
+``client`` is a session on a copy of examples/essays and examples/sources; the
+client's ``doublet`` settings come from the ``settings`` fixture (override it in
+a module, or parametrize it indirectly). Helpers are in lsp_support.py.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+from lsp_support import (
+    DEBOUNCE_MS,
+    EXAMPLES,
+    SERVER,
+    TIMEOUT,
+    DoubletClient,
+    initialize,
+    make_client,
+)
+from pytest_lsp import ClientServerConfig
 
 
 @pytest.fixture
@@ -23,38 +34,18 @@ def folder(tmp_path: Path) -> Path:
     return root
 
 
-def capabilities() -> types.ClientCapabilities:
-    return types.ClientCapabilities(
-        window=types.WindowClientCapabilities(
-            work_done_progress=True,
-            show_document=types.ShowDocumentClientCapabilities(support=True),
-        ),
-        workspace=types.WorkspaceClientCapabilities(
-            configuration=True,
-            workspace_edit=types.WorkspaceEditClientCapabilities(
-                document_changes=True,
-                resource_operations=[types.ResourceOperationKind.Create],
-            ),
-        ),
-        text_document=types.TextDocumentClientCapabilities(
-            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
-                related_information=True, version_support=True
-            ),
-        ),
-    )
+@pytest.fixture
+def settings() -> dict:
+    """The client's ``doublet`` settings section for the ``client`` fixture."""
+    return {"debounce": DEBOUNCE_MS}
 
 
 @pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=[sys.executable, "-m", "doublet", "serve"]),
+    config=ClientServerConfig(server_command=SERVER, client_factory=make_client),
 )
-async def client(lsp_client: LanguageClient, folder: Path):
-    lsp_client.set_configuration({"debounce": 100}, section="doublet")
-    await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=capabilities(),
-            root_uri=folder.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=folder.as_uri(), name="ws")],
-        )
-    )
+async def client(lsp_client: DoubletClient, folder: Path, settings: dict):
+    await initialize(lsp_client, folder, settings=settings)
     yield
-    await lsp_client.shutdown_session()
+    await asyncio.wait_for(lsp_client.shutdown_session(), TIMEOUT)
+
+

@@ -103,6 +103,7 @@ class DoubletServer(LanguageServer):
         if not root:
             self.state = "no workspace"
             log.info("no workspace folder: nothing to index")
+            self.notify_status()
             return
         await self.fetch_settings()
         try:
@@ -115,15 +116,21 @@ class DoubletServer(LanguageServer):
         self.saver = DebouncedSave(self.project)
         asyncio.get_running_loop().create_task(self.index_workspace())
 
+    def notify_status(self, progress: dict | None = None) -> None:
+        """Tell the client (its status bar) how the index is doing: ``doublet/status``."""
+        self.protocol.notify("doublet/status", {**actions.status(self), "progress": progress})
+
     async def index_workspace(self, rebuild: bool = False) -> None:
         """Bring the index up to date with progress, then analyse every open document."""
         assert self.project is not None
         self.state = "indexing"
+        self.notify_status()
         token = str(uuid.uuid4())
         progress = await self.begin_progress(token, "Doublet: indexing")
         loop = asyncio.get_running_loop()
 
         def report(done: int, total: int) -> None:
+            loop.call_soon_threadsafe(self.notify_status, {"done": done, "total": total})
             if progress:
                 message = f"{done} of {total} files"
                 percentage = int(100 * done / max(total, 1))
@@ -148,6 +155,7 @@ class DoubletServer(LanguageServer):
         finally:
             if progress:
                 self.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
+            self.notify_status()
         if self.watcher is None:
             self.watcher = Watcher(self.project.root, loop, self.files_changed_on_disk)
             self.watcher.start()
@@ -261,6 +269,7 @@ class DoubletServer(LanguageServer):
             self.after_index_change()
 
     def after_index_change(self) -> None:
+        self.notify_status()
         if self.saver:
             self.saver.changed()
         for document in list(self.opened.values()):

@@ -1,0 +1,36 @@
+// The status bar's text from the server's doublet/status notification.
+
+export interface ServerStatus {
+  state: string;
+  documents: number;
+  lastError?: string | null;
+  progress?: { done: number; total: number } | null;
+}
+
+export function statusText(status: ServerStatus | undefined): string {
+  if (!status) {
+    return '$(sync~spin) Doublet: starting';
+  }
+  if (status.state === 'indexing') {
+    const progress = status.progress;
+    return progress && progress.total ? `$(sync~spin) Doublet: indexing ${progress.done}/${progress.total}` : '$(sync~spin) Doublet: indexing';
+  }
+  if (status.state === 'error') {
+    return '$(error) Doublet: error';
+  }
+  if (status.state === 'no workspace') {
+    return '$(circle-slash) Doublet: no folder';
+  }
+  return `$(check) Doublet: ${status.documents} document${status.documents === 1 ? '' : 's'}`;
+}
+
+export function statusTooltip(status: ServerStatus | undefined): string {
+  if (!status) {
+    return 'The Doublet server is starting.';
+  }
+  const lines = [`Doublet: ${status.state}, ${status.documents} documents indexed. Click for the workspace report.`];
+  if (status.lastError) {
+    lines.push(`Last error: ${status.lastError}`);
+  }
+  return lines.join('\n');
+}

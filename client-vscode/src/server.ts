@@ -1,0 +1,82 @@
+// Starting, stopping and restarting the language server.
+
+import * as vscode from 'vscode';
+import { LanguageClient, LanguageClientOptions, ServerOptions, State } from 'vscode-languageclient/node';
+import { ServerStatus } from './logic/status';
+import { PythonNotFound, findPython, serverPython } from './python';
+
+export class ServerManager implements vscode.Disposable {
+  client: LanguageClient | undefined;
+  private starting: Promise<void> | undefined;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly output: vscode.OutputChannel,
+    private readonly onStatus: (status: ServerStatus | undefined) => void,
+  ) {}
+
+  async start(): Promise<void> {
+    if (!this.starting) {
+      this.starting = this.doStart().finally(() => {
+        this.starting = undefined;
+      });
+    }
+    return this.starting;
+  }
+
+  private async doStart(): Promise<void> {
+    this.onStatus(undefined);
+    let python: string;
+    try {
+      python = await serverPython(this.context, await findPython(this.output), this.output);
+    } catch (error) {
+      const message = error instanceof PythonNotFound ? error.message : `Doublet could not start: ${(error as Error).message}`;
+      this.onStatus({ state: 'error', documents: 0, lastError: message });
+      void vscode.window.showErrorMessage(message, 'Open Settings').then((choice) => {
+        if (choice) {
+          void vscode.commands.executeCommand('workbench.action.openSettings', 'doublet.python.path');
+        }
+      });
+      return;
+    }
+    const serverOptions: ServerOptions = {
+      command: python,
+      args: ['-m', 'doublet', 'serve'],
+      options: { env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+    };
+    const settings = vscode.workspace.getConfiguration('doublet');
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file' }],
+      outputChannel: this.output,
+      synchronize: { configurationSection: 'doublet' },
+      initializationOptions: { clientCompare: true, settings: JSON.parse(JSON.stringify(settings)) },
+    };
+    this.client = new LanguageClient('doublet', 'Doublet', serverOptions, clientOptions);
+    this.context.subscriptions.push(
+      this.client.onDidChangeState((event) => {
+        if (event.newState === State.Stopped) {
+          this.onStatus({ state: 'stopped', documents: 0 });
+        }
+      }),
+    );
+    await this.client.start();
+    this.client.onNotification('doublet/status', (status: ServerStatus) => this.onStatus(status));
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      await client.stop();
+    }
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  dispose(): void {
+    void this.stop();
+  }
+}

@@ -1,0 +1,13 @@
+import * as assert from 'assert';
+import { statusText, statusTooltip } from '../src/logic/status';
+
+describe('the status bar item', () => {
+  it('shows start-up, indexing progress, the count, and errors', () => {
+    assert.match(statusText(undefined), /starting/);
+    assert.match(statusText({ state: 'indexing', documents: 0, progress: { done: 12, total: 40 } }), /indexing 12\/40/);
+    assert.strictEqual(statusText({ state: 'ready', documents: 18 }), '$(check) Doublet: 18 documents');
+    assert.strictEqual(statusText({ state: 'ready', documents: 1 }), '$(check) Doublet: 1 document');
+    assert.match(statusText({ state: 'error', documents: 0 }), /error/);
+    assert.match(statusTooltip({ state: 'error', documents: 0, lastError: 'bad doublet.toml' }), /bad doublet\.toml/);
+  });
+});

@@ -1,0 +1,401 @@
+"""Helpers for the language server's end-to-end tests (fixtures are in conftest.py).
+
+- :class:`DoubletClient`: pytest-lsp's client, keeping every publishDiagnostics
+  and the server's stderr; :func:`session` runs a server on a folder as an async
+  context manager (other capabilities, initialization options, or two servers
+  one after the other);
+- waiting: :func:`published` waits for a publishDiagnostics of a URI that meets a
+  condition, :func:`wait_until` for any condition, both with a timeout;
+- positions: :func:`utf16_range` computes an LSP range from a text and code-point
+  offsets, counting UTF-16 code units itself (not with doublet's own code).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import re
+import sys
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.protocol import default_converter
+from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+SERVER = [sys.executable, "-m", "doublet", "serve"]
+TIMEOUT = 20.0
+DEBOUNCE_MS = 50
+
+#: The planted verbatim paragraph (examples-expected.md: verbatim-source-paragraph).
+SOURCE = "sources/hives-above-the-traffic.md"
+ESSAY = "essays/amira-haddad.txt"
+EDITED = "essays/chloe-martin.md"  # an edited copy of another paragraph of ESSAY
+INDEPENDENT = "essays/ben-adeyemi.md"  # shares nothing with any file
+FIRST_WORDS = "The first wave of modern city beekeeping"
+LAST_WORDS = "shrubs in private gardens"  # a passage ends at its last letter, not at "."
+#: Another paragraph of SOURCE (lines 32–40) that no other file holds.
+OTHER_FIRST = "Some of the best-known hives were placed"
+OTHER_LAST = "the balconies of apartment blocks"
+EXAMPLE_DOCUMENTS = 8
+
+
+# --- the client ------------------------------------------------------------------------
+
+
+class DoubletClient(LanguageClient):
+    """pytest-lsp's client, keeping every publishDiagnostics and the server's stderr."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.published: list[types.PublishDiagnosticsParams] = []
+        self.stderr_lines: list[str] = []
+        self.process: asyncio.subprocess.Process | None = None
+
+    async def start_io(self, cmd: str, *args: Any, **kwargs: Any) -> None:
+        await super(LanguageClient, self).start_io(cmd, *args, **kwargs)
+        self.process = self._server
+        if self._server and self._server.stderr:
+            self._stderr_forwarder = asyncio.create_task(self._read_stderr(self._server))
+
+    async def _read_stderr(self, server: asyncio.subprocess.Process) -> None:
+        assert server.stderr is not None
+        while (line := await server.stderr.readline()) != b"":
+            self.stderr_lines.append(line.decode("utf-8", "replace"))
+            sys.stderr.buffer.write(line)
+
+
+def _publish_diagnostics(client: DoubletClient, params: types.PublishDiagnosticsParams) -> None:
+    client.diagnostics[params.uri] = params.diagnostics
+    client.published.append(params)
+
+
+def make_client() -> DoubletClient:
+    client = DoubletClient(converter_factory=default_converter)
+    features = dict(DEFAULT_CLIENT_FEATURES)
+    features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = _publish_diagnostics
+    register_lsp_features(client, features)
+    return client
+
+
+def capabilities(*, configuration: bool = True) -> types.ClientCapabilities:
+    return types.ClientCapabilities(
+        window=types.WindowClientCapabilities(
+            work_done_progress=True,
+            show_document=types.ShowDocumentClientCapabilities(support=True),
+        ),
+        workspace=types.WorkspaceClientCapabilities(
+            configuration=configuration,
+            did_change_configuration=types.DidChangeConfigurationClientCapabilities(),
+            workspace_edit=types.WorkspaceEditClientCapabilities(
+                document_changes=True,
+                resource_operations=[types.ResourceOperationKind.Create],
+            ),
+        ),
+        text_document=types.TextDocumentClientCapabilities(
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
+                related_information=True, version_support=True
+            ),
+            hover=types.HoverClientCapabilities(
+                content_format=[types.MarkupKind.Markdown, types.MarkupKind.PlainText]
+            ),
+            code_action=types.CodeActionClientCapabilities(
+                code_action_literal_support=types.ClientCodeActionLiteralOptions(
+                    code_action_kind=types.ClientCodeActionKindOptions(
+                        value_set=[types.CodeActionKind.QuickFix]
+                    )
+                )
+            ),
+        ),
+    )
+
+
+async def initialize(
+    client: DoubletClient,
+    folder: Path,
+    *,
+    settings: dict | None = None,
+    options: dict | None = None,
+    configuration: bool = True,
+) -> types.InitializeResult:
+    if settings is not None:
+        client.set_configuration(settings, section="doublet")
+    return await client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities(configuration=configuration),
+            root_uri=folder.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=folder.as_uri(), name="ws")],
+            initialization_options=options,
+        )
+    )
+
+
+@contextlib.asynccontextmanager
+async def session(
+    folder: Path,
+    *,
+    settings: dict | None = None,
+    options: dict | None = None,
+    configuration: bool = True,
+) -> AsyncIterator[DoubletClient]:
+    """A server process on ``folder``, initialized; shut down and exited on leaving."""
+    config = ClientServerConfig(server_command=SERVER, client_factory=make_client)
+    client = await config.start()
+    assert isinstance(client, DoubletClient)
+    try:
+        await initialize(
+            client,
+            folder,
+            settings={"debounce": DEBOUNCE_MS} if settings is None else settings,
+            options=options,
+            configuration=configuration,
+        )
+        yield client
+        await asyncio.wait_for(client.shutdown_session(), TIMEOUT)
+    finally:
+        await client.stop()
+
+
+# --- waiting ---------------------------------------------------------------------------
+
+
+async def wait_until(
+    condition: Callable[[], Any], what: str = "condition", timeout: float = TIMEOUT
+) -> Any:
+    """Poll ``condition`` until it returns something true; fail after ``timeout``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+def mark(client: DoubletClient) -> int:
+    """A point in the client's publishDiagnostics history (see ``published(since=)``)."""
+    return len(client.published)
+
+
+async def published(
+    client: DoubletClient,
+    uri: str,
+    *,
+    since: int = 0,
+    version: int | None = None,
+    where: Callable[[Sequence[types.Diagnostic]], bool] | None = None,
+    timeout: float = TIMEOUT,
+) -> list[types.Diagnostic]:
+    """The diagnostics of the latest publish for ``uri`` after ``since`` meeting the conditions.
+
+    Only the latest publish for the URI counts: an older one that met the
+    condition but was replaced does not.
+    """
+
+    def latest():
+        for params in reversed(client.published[since:]):
+            if params.uri == uri:
+                return params
+        return None
+
+    def ok():
+        params = latest()
+        if params is None:
+            return False
+        if version is not None and params.version != version:
+            return False
+        return where is None or where(params.diagnostics)
+
+    def describe() -> str:
+        params = latest()
+        got = "nothing" if params is None else f"v{params.version}: {params.diagnostics}"
+        return f"diagnostics of {uri} (last published: {got})"
+
+    try:
+        await wait_until(ok, timeout=timeout)
+    except AssertionError:
+        raise AssertionError(f"timed out waiting for {describe()}") from None
+    return list(latest().diagnostics)
+
+
+async def nothing_published(
+    client: DoubletClient, uri: str, *, since: int, seconds: float = 0.5
+) -> None:
+    """Check that nothing is published for ``uri`` during a short, bounded wait."""
+    await asyncio.sleep(seconds)
+    late = [p for p in client.published[since:] if p.uri == uri]
+    assert not late, f"unexpected diagnostics for {uri}: {late}"
+
+
+# --- documents and commands --------------------------------------------------------------
+
+
+def uri(folder: Path, rel: str) -> str:
+    return (folder / rel).as_uri()
+
+
+def open_document(
+    client: DoubletClient, folder: Path, rel: str, text: str | None = None, version: int = 1
+) -> str:
+    """didOpen a file of the workspace, with its text on disk unless ``text`` is given."""
+    path = folder / rel
+    if text is None:
+        text = path.read_text(encoding="utf-8")
+    address = path.as_uri()
+    language = "markdown" if rel.endswith(".md") else "plaintext"
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=address, language_id=language, version=version, text=text
+            )
+        )
+    )
+    return address
+
+
+def change_document(client: DoubletClient, address: str, version: int, text: str) -> None:
+    """didChange replacing the whole buffer."""
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=address, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+
+
+def close_document(client: DoubletClient, address: str) -> None:
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=address))
+    )
+
+
+async def command(client: DoubletClient, name: str, *arguments: Any) -> Any:
+    return await asyncio.wait_for(
+        client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=name, arguments=list(arguments))
+        ),
+        TIMEOUT,
+    )
+
+
+async def status(client: DoubletClient) -> dict:
+    return await command(client, "doublet.status")
+
+
+async def ready(client: DoubletClient) -> dict:
+    """Wait until the server has indexed the workspace (and watches it); its status."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + TIMEOUT
+    while True:
+        current = await status(client)
+        if current["state"] == "ready":
+            return current
+        assert current["state"] in ("starting", "indexing"), current
+        assert loop.time() < deadline, f"not ready after {TIMEOUT} s: {current}"
+        await asyncio.sleep(0.05)
+
+
+# --- text and positions --------------------------------------------------------------------
+
+
+def span(text: str, first: str, last: str, start_at: int = 0) -> tuple[int, int]:
+    """Code-point offsets from the start of ``first`` to the end of ``last`` (wrapping allowed).
+
+    Words are matched with any run of whitespace between them, so a passage
+    wrapped at another width is found.
+    """
+
+    def pattern(words: str) -> str:
+        return r"\s+".join(re.escape(w) for w in words.split())
+
+    found = re.compile(pattern(first) + r"[\s\S]*?" + pattern(last)).search(text, start_at)
+    assert found, f"{first!r} … {last!r} not in the text"
+    return found.start(), found.end()
+
+
+def passage(text: str, first: str, last: str) -> str:
+    start, end = span(text, first, last)
+    return text[start:end]
+
+
+def utf16_position(text: str, offset: int) -> tuple[int, int]:
+    """(line, UTF-16 column) of a code-point offset: lines split at "\\n" only."""
+    line = text.count("\n", 0, offset)
+    line_start = text.rfind("\n", 0, offset) + 1
+    column = sum(2 if ord(ch) > 0xFFFF else 1 for ch in text[line_start:offset])
+    return line, column
+
+
+def utf16_range(text: str, start: int, end: int) -> types.Range:
+    (l0, c0), (l1, c1) = utf16_position(text, start), utf16_position(text, end)
+    return types.Range(
+        start=types.Position(line=l0, character=c0), end=types.Position(line=l1, character=c1)
+    )
+
+
+def as_range(value: Any) -> types.Range:
+    """A Range from a command's JSON (``{"start": {"line":..}, ...}``)."""
+    return types.Range(
+        start=types.Position(line=value["start"]["line"], character=value["start"]["character"]),
+        end=types.Position(line=value["end"]["line"], character=value["end"]["character"]),
+    )
+
+
+def range_json(r: types.Range) -> dict:
+    return {
+        "start": {"line": r.start.line, "character": r.start.character},
+        "end": {"line": r.end.line, "character": r.end.character},
+    }
+
+
+def read(folder: Path, rel: str) -> str:
+    return (folder / rel).read_text(encoding="utf-8")
+
+
+def source_range(folder: Path) -> types.Range:
+    """Where the planted paragraph is in SOURCE (lines 23–30)."""
+    text = read(folder, SOURCE)
+    return utf16_range(text, *span(text, FIRST_WORDS, LAST_WORDS))
+
+
+def essay_range(folder: Path) -> types.Range:
+    """Where the planted paragraph is in ESSAY (lines 13–22)."""
+    text = read(folder, ESSAY)
+    return utf16_range(text, *span(text, FIRST_WORDS, LAST_WORDS))
+
+
+def related_to(diagnostic: types.Diagnostic, address: str) -> list[types.Location]:
+    return [
+        r.location for r in diagnostic.related_information or [] if r.location.uri == address
+    ]
+
+
+def matching(diagnostics: Sequence[types.Diagnostic], address: str) -> list[types.Diagnostic]:
+    """The diagnostics whose related information points into ``address``."""
+    return [d for d in diagnostics if related_to(d, address)]
+
+
+
+
+SYLLABLES = "ba ko ri te mu sa lo ne vi da pe fu zo gi ha ju ke ly mo nu".split()
+VOCABULARY = [a + b + c for a in SYLLABLES for b in SYLLABLES for c in SYLLABLES]
+
+
+def filler(seed: int, words: int = 300) -> str:
+    """Prose-like text that shares no passage with any other seed's (nor the examples).
+
+    Words are drawn from 8,000 made-up three-syllable words, so two texts share
+    no run of words long enough to be a passage.
+    """
+    rng = random.Random(seed)
+    chosen = rng.choices(VOCABULARY, k=words)
+    sentences = [
+        " ".join(chosen[i : i + 12]).capitalize() + "." for i in range(0, words, 12)
+    ]
+    return "\n".join(" ".join(sentences[i : i + 4]) for i in range(0, len(sentences), 4)) + "\n"
