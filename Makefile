@@ -10,7 +10,7 @@ EXT    := client-vscode
 NPM_STAMP := $(EXT)/node_modules/.installed
 VSIX   := $(EXT)/doublet-$(VERSION).vsix
 
-.PHONY: demo test test-python test-extension lint vsix bench bench-quality bench-speed bench-setup clean
+.PHONY: demo test test-python test-extension test-deps lint vsix bench bench-quality bench-speed bench-setup clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Doublet needs Python 3.10 or newer; this is " + sys.version.split()[0])'
@@ -24,9 +24,21 @@ demo: $(STAMP)
 
 test: test-python test-extension
 
-test-python: $(STAMP)
+test-python: $(STAMP) test-deps
 	$(BIN)/ruff check server tests bench
 	$(BIN)/python -m pytest
+
+# Programs the tests drive for real: Neovim (tests/lsp/test_neovim.py). Installed
+# with apt when missing and we may; otherwise that test fails saying how to install it.
+test-deps:
+	@command -v nvim >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" -eq 0 ]; then SUDO=; elif sudo -n true 2>/dev/null; then SUDO="sudo -n"; else SUDO=none; fi; \
+	  if [ "$$SUDO" != none ] && command -v apt-get >/dev/null 2>&1; then \
+	    $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends neovim; \
+	  else \
+	    echo "test-deps: Neovim is missing and cannot be installed here (not root, no sudo, or no apt-get)." >&2; \
+	    echo "test-deps: install it (sudo apt-get install neovim); until then tests/lsp/test_neovim.py fails." >&2; \
+	  fi; }
 
 # The extension: its own unit tests (mocha, no editor).
 test-extension: $(NPM_STAMP)

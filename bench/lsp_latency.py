@@ -61,6 +61,10 @@ def make_client() -> Client:
     def progress_report(ls: Client, params) -> None:
         return None
 
+    @client.feature("doublet/status")
+    def status(ls: Client, params) -> None:
+        return None
+
     return client
 
 

@@ -550,9 +550,18 @@ def _prepare_all(jobs: list[tuple[Path, str, Mode]]) -> Iterable[_Prepared | Not
     if len(jobs) < PARALLEL_FROM or workers < 2:
         return _Sized(map(_prepare, jobs), len(jobs))
     import multiprocessing
+    import threading
     from concurrent.futures import ProcessPoolExecutor
 
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    # Forking copies every lock held by other threads (a language server's
+    # thread reading stdin, say) into the child, where nobody releases it; so
+    # fork only a process that has no other thread, else start workers afresh.
+    methods = multiprocessing.get_all_start_methods()
+    alone = threading.active_count() == 1
+    if alone and "fork" in methods:
+        method = "fork"
+    else:
+        method = "forkserver" if "forkserver" in methods else "spawn"
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
 
     def results() -> Iterator[_Prepared | NotText]:

@@ -53,6 +53,7 @@ class DoubletClient(LanguageClient):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.published: list[types.PublishDiagnosticsParams] = []
+        self.statuses: list[dict] = []  # the server's doublet/status notifications
         self.stderr_lines: list[str] = []
         self.process: asyncio.subprocess.Process | None = None
 
@@ -74,10 +75,15 @@ def _publish_diagnostics(client: DoubletClient, params: types.PublishDiagnostics
     client.published.append(params)
 
 
+def _status(client: DoubletClient, params: Any) -> None:
+    client.statuses.append(params if isinstance(params, dict) else params._asdict())
+
+
 def make_client() -> DoubletClient:
     client = DoubletClient(converter_factory=default_converter)
     features = dict(DEFAULT_CLIENT_FEATURES)
     features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = _publish_diagnostics
+    features["doublet/status"] = _status
     register_lsp_features(client, features)
     return client
 

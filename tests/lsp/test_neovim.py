@@ -1,7 +1,8 @@
 """A second real client: Neovim's built-in LSP client, headless, against `doublet serve`.
 
-tests/lsp/nvim/init.lua starts the server with vim.lsp.start_client (the API of
-Neovim 0.7, which Debian 12 ships), opens an essay, waits for the server's
+tests/lsp/nvim/init.lua holds the Neovim 0.7 setup of docs/editors.md (a
+FileType autocommand calling vim.lsp.start_client and vim.lsp.buf_attach_client;
+Debian 12 ships Neovim 0.7.2), opens an essay, waits for the server's
 diagnostics and writes them as JSON; this test reads that file. Neovim must be
 installed (`apt-get install neovim`): a missing editor fails the test rather
 than skipping it, so a green run always means the editor was really driven.
@@ -22,6 +23,9 @@ import pytest
 INIT = Path(__file__).resolve().parent / "nvim" / "init.lua"
 ESSAY = "essays/amira-haddad.txt"
 SOURCE = "sources/hives-above-the-traffic.md"
+#: vim.diagnostic.severity.INFO: init.lua sets severity = "information", which only
+#: reaches the server through init_options on Neovim 0.7.
+INFORMATION = 3
 #: Milliseconds the script waits for diagnostics; the process gets more before it is killed.
 WAIT_MS = 30_000
 PROCESS_TIMEOUT = 60
@@ -109,5 +113,6 @@ def test_neovim_shows_the_copied_paragraph(folder: Path, tmp_path: Path):
     # the copied paragraph starts on line 13 of the essay (0-based 12), first column
     assert first["range"]["start"] == {"line": 12, "character": 0}, context
     assert first["code"] == "shared-passage", context
+    assert first["severity"] == INFORMATION, f"the editor's settings were not applied\n{context}"
     related = first["relatedInformation"]
     assert related and related[0]["location"]["uri"] == (folder / SOURCE).as_uri(), context

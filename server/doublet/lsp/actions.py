@@ -50,7 +50,7 @@ def hover(ls: DoubletServer, params: types.HoverParams) -> types.Hover | None:
     if document is None or not document.matches:
         return None
     text = ls.workspace.get_text_document(document.uri).source
-    lines = LineIndex(text)
+    lines = ls.lines(text)
     offset = lines.offset(params.position)
     here = [m for m in document.matches if m.start <= offset < m.end]
     if not here:
@@ -96,7 +96,7 @@ def _actions_for(ls: DoubletServer, rel: str, uri: str, entry: dict, diagnostic)
     b0, b1 = (int(x) for x in entry["b"])
     other_uri = ls.uri_of(other)
     other_text = ls.project.document(other).text
-    other_range = LineIndex(other_text).range(b0, b1)
+    other_range = ls.lines(other_text).range(b0, b1)
     actions = [
         types.CodeAction(
             title=f"Doublet: open the matching passage in {other}",
@@ -222,7 +222,7 @@ def config_edit(ls: DoubletServer, change) -> types.WorkspaceEdit | None:
     except Exception:  # a doublet.toml we cannot parse: no quick fix rather than a broken one
         return None
     uri = ls.uri_of(FILE_NAME)
-    whole = LineIndex(old).range(0, len(old))
+    whole = ls.lines(old).range(0, len(old))
     edit = types.TextEdit(range=whole, new_text=new)
     if _config_path(ls).exists():
         return types.WorkspaceEdit(changes={uri: [edit]})
@@ -270,7 +270,7 @@ async def ignore_match(ls: DoubletServer, args: tuple) -> dict:
 
 
 def _match_json(ls: DoubletServer, uri: str, lines: LineIndex, text: str, m: Match) -> dict:
-    other_lines = LineIndex(m.other_text)
+    other_lines = ls.lines(m.other_text)
     return {
         "uri": uri,
         "range": _range_json(lines.range(m.start, m.end)),
@@ -307,7 +307,7 @@ async def find_similar(ls: DoubletServer, args: tuple) -> list[dict]:
     results = await ls.run(ls.project.similar, rel, text)
     if text is None:
         text = ls.project.document(rel).text
-    lines = LineIndex(text)
+    lines = ls.lines(text)
     matches = matches_of(results)
     if selection is not None:
         wanted = _range_of(selection)
@@ -324,7 +324,7 @@ async def workspace_report(ls: DoubletServer) -> dict:
     results = await ls.run(ls.project.pairs)
     pairs = []
     for result in results:
-        lines_a, lines_b = LineIndex(result.a.text), LineIndex(result.b.text)
+        lines_a, lines_b = ls.lines(result.a.text), ls.lines(result.b.text)
         pairs.append(
             {
                 "a": ls.uri_of(result.a.name),

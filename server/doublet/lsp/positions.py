@@ -1,9 +1,9 @@
-"""Offsets and LSP positions: code points inside Doublet, UTF-16 at the editor's edge.
+"""Offsets and LSP positions: code points inside Doublet, the editor's units at its edge.
 
-Doublet counts code points (Python string indices); LSP counts UTF-16 code
-units within a line. They differ only on lines holding characters outside the
-Basic Multilingual Plane (emoji, rare CJK), so those lines alone pay for the
-conversion.
+Doublet counts code points (Python string indices); LSP counts characters
+within a line in the encoding negotiated at start-up: UTF-16 code units unless
+the client prefers UTF-8 bytes or UTF-32 (code points). The counts differ only
+on lines holding non-ASCII characters, so those lines alone pay for converting.
 """
 
 from __future__ import annotations
@@ -16,11 +16,16 @@ from lsprotocol import types
 _NEWLINE = re.compile("\n")
 
 
-class LineIndex:
-    """Converts between code-point offsets and (line, UTF-16 character) positions."""
+_WIDTHS = {"utf-8": "utf-8", "utf-16": "utf-16-le", "utf-32": None}
 
-    def __init__(self, text: str):
+
+class LineIndex:
+    """Converts between code-point offsets and (line, character) positions."""
+
+    def __init__(self, text: str, encoding: str = "utf-16"):
         self.text = text
+        self.codec = _WIDTHS.get(str(encoding), "utf-16-le")
+        self.unit = 2 if self.codec == "utf-16-le" else 1
         self.starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
 
     def _line_end(self, line: int) -> int:
@@ -37,9 +42,10 @@ class LineIndex:
         line = bisect.bisect_right(self.starts, offset) - 1
         start = self.starts[line]
         segment = self.text[start:offset]
-        if segment.isascii():
+        if segment.isascii() or self.codec is None:
             return types.Position(line=line, character=len(segment))
-        return types.Position(line=line, character=len(segment.encode("utf-16-le")) // 2)
+        width = len(segment.encode(self.codec, "surrogatepass")) // self.unit
+        return types.Position(line=line, character=width)
 
     def offset(self, position: types.Position) -> int:
         """The code-point offset of a position; out-of-range positions are clamped."""
@@ -49,13 +55,13 @@ class LineIndex:
             return len(self.text)
         units = max(0, position.character)
         segment = self.text[start:end]
-        if segment.isascii():
+        if segment.isascii() or self.codec is None:
             return start + min(units, len(segment))
         count = 0
         for i, ch in enumerate(segment):
             if count >= units:
                 return start + i
-            count += 2 if ord(ch) > 0xFFFF else 1
+            count += len(ch.encode(self.codec, "surrogatepass")) // self.unit
         return end
 
     def range(self, start: int, end: int) -> types.Range:

@@ -69,6 +69,7 @@ class DoubletServer(LanguageServer):
         self.saver: DebouncedSave | None = None
         self.watcher: Watcher | None = None
         self.client_compare = False  # the client implements side-by-side comparison
+        self.initial_settings = Settings()  # from initializationOptions
         self._disk_changes: set[str] = set()
         self._disk_task: asyncio.Task | None = None
         self._config_changed = False
@@ -215,7 +216,8 @@ class DoubletServer(LanguageServer):
         except Exception as exc:
             log.warning("could not read the client's settings: %s", exc)
             return
-        self.settings = Settings.parse(values[0] if values else None, self.report_setting_error)
+        pulled = Settings.parse(values[0] if values else None, self.report_setting_error)
+        self.settings = self.initial_settings.merged(pulled)
 
     def report_setting_error(self, message: str) -> None:
         self.last_error = message
@@ -281,14 +283,14 @@ class DoubletServer(LanguageServer):
         """Analyse a document after ``delay`` (the debounce by default); restart if pending."""
         if document.task is not None and not document.task.done():
             document.task.cancel()
-        wait = self.settings.debounce if delay is None else delay
+        wait = self.settings.wait if delay is None else delay
         document.task = asyncio.get_running_loop().create_task(self.analyse(document, wait))
 
     async def analyse(self, document: OpenDocument, delay: float) -> None:
         if delay:
             await asyncio.sleep(delay)
-        if self.project is None or document.rel is None or self.state in ("starting",):
-            return
+        if self.project is None or document.rel is None or self.state != "ready":
+            return  # indexing analyses every open document when it is done
         text_document = self.workspace.get_text_document(document.uri)
         version, text = text_document.version, text_document.source
         try:
@@ -318,7 +320,7 @@ class DoubletServer(LanguageServer):
         document.partners = {m.other for m in matches}
         found = diagnostics(
             matches,
-            LineIndex(text),
+            self.lines(text),
             self.uri_of,
             self.project.config.severity,
             self.lines_of,
@@ -332,9 +334,14 @@ class DoubletServer(LanguageServer):
             if other is not None and other is not document:
                 self.schedule(other, delay=0)
 
+    def lines(self, text: str) -> LineIndex:
+        """Positions in ``text`` in the encoding agreed with the client."""
+        encoding = self.workspace.position_encoding
+        return LineIndex(text, str(getattr(encoding, "value", encoding) or "utf-16"))
+
     def lines_of(self, rel: str, text: str) -> LineIndex:
-        """Positions in another file: its open buffer if the editor has it, else its text."""
-        return LineIndex(text)
+        """Positions in another file (its text as indexed: the buffer if it is open)."""
+        return self.lines(text)
 
     def clear(self, uri: str) -> None:
         self.text_document_publish_diagnostics(
@@ -366,7 +373,8 @@ def create_server() -> DoubletServer:
         options = params.initialization_options or {}
         if isinstance(options, dict):
             ls.client_compare = bool(options.get("clientCompare"))
-            ls.settings = Settings.parse(options.get("settings"), ls.report_setting_error)
+            ls.initial_settings = Settings.parse(options.get("settings"), ls.report_setting_error)
+            ls.settings = ls.initial_settings
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: DoubletServer, params: types.InitializedParams) -> None:
@@ -377,7 +385,7 @@ def create_server() -> DoubletServer:
         uri = params.text_document.uri
         document = OpenDocument(uri, ls.rel_of(uri))
         ls.opened[uri] = document
-        if document.rel is not None and ls.state != "starting":
+        if document.rel is not None and ls.state == "ready":
             ls.schedule(document, delay=0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -408,8 +416,8 @@ def create_server() -> DoubletServer:
     ) -> None:
         settings = params.settings
         if isinstance(settings, dict) and isinstance(settings.get("doublet"), dict):
-            ls.settings = Settings.parse(settings["doublet"], ls.report_setting_error)
-            ls.settings.pushed = True
+            pushed = Settings.parse(settings["doublet"], ls.report_setting_error)
+            ls.initial_settings = ls.initial_settings.merged(pushed)
         await ls.reconfigure()
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)

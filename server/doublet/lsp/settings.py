@@ -32,8 +32,18 @@ SERVER_ONLY = ("debounce", "trace", "python")
 @dataclass
 class Settings:
     overrides: dict[str, Any] = field(default_factory=dict)
-    debounce: float = DEFAULT_DEBOUNCE
-    pushed: bool = False  # came with didChangeConfiguration rather than on request
+    debounce: float | None = None  # seconds; None: not set here
+
+    @property
+    def wait(self) -> float:
+        return DEFAULT_DEBOUNCE if self.debounce is None else self.debounce
+
+    def merged(self, later: Settings) -> Settings:
+        """These settings with ``later``'s laid on top (a client may give some at start-up
+        and others when asked, or send nothing when asked)."""
+        overrides = _deep_merge(self.overrides, later.overrides)
+        debounce = self.debounce if later.debounce is None else later.debounce
+        return Settings(overrides, debounce)
 
     @staticmethod
     def parse(values: Any, report: Callable[[str], None]) -> Settings:
@@ -54,7 +64,8 @@ class Settings:
                 continue
             path = KEYS.get(key)
             if path is None:
-                report(f"{SOURCE}: doublet.{key}: unknown setting (known: {', '.join(KEYS)})")
+                known = ", ".join([*KEYS, "debounce"])
+                report(f"{SOURCE}: doublet.{key}: unknown setting (known: {known})")
                 continue
             target = settings.overrides
             for part in path[:-1]:
@@ -67,3 +78,13 @@ class Settings:
         if not self.overrides:
             return config
         return config.with_overrides(self.overrides, SOURCE)
+
+
+def _deep_merge(base: dict, top: dict) -> dict:
+    merged = dict(base)
+    for key, value in top.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged

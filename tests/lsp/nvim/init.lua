@@ -36,7 +36,7 @@ local result = {
 -- The `doublet` settings: sent with initialize (init_options, which Neovim 0.7 needs:
 -- it neither advertises workspace/configuration nor pushes `settings` by itself) and
 -- answered to workspace/configuration (settings, which Neovim 0.8+ asks for).
-local doublet_settings = { severity = "information", debounce = 100 }
+local doublet_settings = { severity = "information", debounce = 300 }
 
 local function doublet_config()
   return {
