@@ -15,6 +15,7 @@ A real server process and a real LSP client (pygls), over stdio. Reads
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import statistics
 import sys
@@ -79,10 +80,8 @@ async def wait_for(client: Client, uri: str, version: int | None, timeout: float
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
             raise TimeoutError(f"no diagnostics for {uri} version {version}")
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(client.event.wait(), remaining)
-        except TimeoutError:
-            pass
 
 
 def memory_of(pid: int) -> dict:
@@ -119,7 +118,9 @@ async def run(folder: Path) -> dict:
     client.initialized(types.InitializedParams())
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="plaintext", version=1, text=text)
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="plaintext", version=1, text=text
+            )
         )
     )
     first = await wait_for(client, uri, 1)
