@@ -306,6 +306,32 @@ export async function installExtension(vsixOrId, { userDataDir, extensionsDir, r
   return r.out;
 }
 
+/** Merges patch into a JSON file (undefined deletes a key); atomic replace. */
+async function mergeJsonFile(file, patch) {
+  let s = {};
+  try {
+    s = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {}
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === undefined) delete s[k];
+    else s[k] = v;
+  }
+  await fsp.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  await fsp.writeFile(tmp, JSON.stringify(s, null, 2) + '\n');
+  await fsp.rename(tmp, file);
+  return s;
+}
+
+/**
+ * Merges settings into <folder>/.vscode/settings.json (workspace scope). A running
+ * workbench applies these within about a second and extensions get
+ * onDidChangeConfiguration: assert on the effect with a waitFor.
+ */
+export async function setWorkspaceSettings(folder, patch) {
+  return mergeJsonFile(path.join(folder, '.vscode', 'settings.json'), patch);
+}
+
 // ------------------------------------------------------------------ code-server
 
 export class CodeServer {
@@ -333,20 +359,13 @@ export class CodeServer {
 
   /**
    * Merges settings into User/settings.json (a value of undefined removes the key).
-   * A running workbench watches that file and applies changes within about a second;
-   * assert on their effect with a waitFor rather than right away.
+   * Use it BEFORE Workbench.open() (or pass `settings` to startCodeServer): a running
+   * code-server workbench does not pick up outside edits of this file (its watcher
+   * fires, but the configuration is not re-read). For a live change use
+   * wb.setSettingViaUI() (user scope) or setWorkspaceSettings() (workspace scope).
    */
-  async setSettings(patch) {
-    const s = { ...this.readSettings() };
-    for (const [k, v] of Object.entries(patch)) {
-      if (v === undefined) delete s[k];
-      else s[k] = v;
-    }
-    await fsp.mkdir(path.dirname(this.settingsPath), { recursive: true });
-    const tmp = `${this.settingsPath}.tmp`;
-    await fsp.writeFile(tmp, JSON.stringify(s, null, 2) + '\n');
-    await fsp.rename(tmp, this.settingsPath);
-    return s;
+  async setUserSettings(patch) {
+    return mergeJsonFile(this.settingsPath, patch);
   }
 
   /** code-server's own stdout/stderr. */
@@ -428,9 +447,16 @@ export class CodeServer {
     return dest;
   }
 
+  /** Synchronous last-resort cleanup (process exit / signal): SIGKILL the tree, remove the run folder. */
   _killNow() {
     if (this._stopped || !this.proc?.pid) return;
     killTree(this.proc.pid, 'SIGKILL');
+    this._stopped = true;
+    if (!process.env.DOUBLET_E2E_KEEP) {
+      try {
+        fs.rmSync(this.runDir, { recursive: true, force: true, maxRetries: 3 });
+      } catch {}
+    }
   }
 
   /** Stops code-server and every process it started (extension hosts, pty host, watchers); removes the run folder. */
@@ -470,6 +496,14 @@ export class CodeServer {
  *   settings: user settings on top of DEFAULT_SETTINGS
  *   env:      extra environment for code-server and so for the extension host and its children
  *   args:     extra code-server flags
+ *   userShellEnv: false (default) passes --vscode-option force-disable-user-env, so the
+ *             extension host gets exactly this process's environment plus `env`
+ *             (code-server's lib/vscode/bin/remote-cli is put first on PATH). With true,
+ *             VS Code's server replaces PATH & co. with what a login shell (bash -il) prints,
+ *             as it does for real users: a PATH you pass in `env` is then lost.
+ *   idleTimeout: seconds (> 60) after which code-server exits by itself once no browser is
+ *             connected (--idle-timeout-seconds): the safety net if this process is
+ *             SIGKILLed and cannot clean up. Default 600; 0 disables.
  */
 export async function startCodeServer({
   folder,
@@ -477,6 +511,8 @@ export async function startCodeServer({
   settings = {},
   env = {},
   args = [],
+  userShellEnv = false,
+  idleTimeout = 600,
   port,
   startTimeout = 60_000,
 } = {}) {
@@ -510,6 +546,8 @@ export async function startCodeServer({
     '--disable-getting-started-override',
     '--user-data-dir', userDataDir,
     '--extensions-dir', extensionsDir,
+    ...(userShellEnv ? [] : ['--vscode-option', 'force-disable-user-env']),
+    ...(idleTimeout ? ['--idle-timeout-seconds', String(idleTimeout)] : []),
     ...args,
   ];
   if (folder) argv.push(path.resolve(folder));
@@ -589,8 +627,10 @@ export class Workbench {
    * Opens the workbench of `server` in a new browser context (fresh storage: no
    * state, service worker or IndexedDB carried over from another test) and waits for it.
    */
-  static async open(server, browser, { folder, viewport = { width: 1400, height: 900 }, timeout = 90_000 } = {}) {
-    const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
+  static async open(server, browser, { folder, viewport = { width: 1400, height: 900 }, timeout = 90_000, serviceWorkers = 'block' } = {}) {
+    // serviceWorkers: 'allow' is needed for webviews (WebviewPanel): VS Code web loads their
+    // content through a service worker and shows "Could not register service worker" without it.
+    const context = await browser.newContext({ viewport, serviceWorkers });
     const page = await context.newPage();
     page.setDefaultTimeout(30_000);
     const wb = new Workbench(page, server);
@@ -620,6 +660,27 @@ export class Workbench {
     }
     // Let the workbench settle (layout restore, first notifications).
     await p.waitForTimeout(500);
+  }
+
+  /** How many extension hosts have finished starting (one per window load). */
+  _exthostStarts() {
+    return this.server.logFiles(/exthost\d+[/\\]remoteexthost\.log$/).filter((f) =>
+      fs.readFileSync(f, 'utf8').includes('Eager extensions activated'),
+    ).length;
+  }
+
+  /**
+   * "Developer: Reload Window": the page reloads and a NEW extension host starts
+   * (extensions re-activate, User/settings.json is re-read). Waits for both.
+   */
+  async reloadWindow({ timeout = 90_000 } = {}) {
+    const before = this._exthostStarts();
+    const navigated = this.page.waitForEvent('framenavigated', { timeout });
+    await this.runCommand('Developer: Reload Window');
+    await navigated;
+    await this.page.waitForSelector('.monaco-workbench', { timeout });
+    await waitFor(() => this._exthostStarts() > before, { timeout, what: 'a new extension host after the reload' });
+    await this.waitReady({ timeout });
   }
 
   // -------------------------------------------------------------- quick input
@@ -690,20 +751,26 @@ export class Workbench {
   /** Opens a workspace file by its path relative to the folder, through Quick Open (Ctrl+P). */
   async openFile(relPath, { timeout = 30_000 } = {}) {
     const base = path.basename(relPath);
+    const activeTab = `.part.editor .tab.active[aria-label*="${base.replace(/"/g, '\\"')}"]`;
     await waitFor(
       async () => {
         await this._quickInput(`${MOD}+P`, relPath);
+        // The FIRST row must be the file: right after fill() the list can still show the
+        // previous (unfiltered, recently opened) rows, and Enter would open the wrong one.
         const found = await waitFor(
-          async () => (await this.quickInputRows()).some((r) => r.ariaLabel.includes(base) || r.label === base),
+          async () => {
+            const first = (await this.quickInputRows())[0];
+            return !!first && (first.ariaLabel.includes(base) || first.label === base);
+          },
           { timeout: 3000, interval: 150, what: `${relPath} in Quick Open` },
         ).catch(() => false);
         if (!found) return false;
         await this.page.keyboard.press('Enter');
-        return true;
+        return this.page.waitForSelector(activeTab, { timeout: 5000 }).then(() => true, () => false);
       },
       { timeout, interval: 500, what: `${relPath} in Quick Open` },
     );
-    await this.page.waitForSelector(`.part.editor .tab.active[aria-label*="${base.replace(/"/g, '\\"')}"]`, { timeout });
+    await this.page.waitForSelector(activeTab, { timeout });
     await this.page.waitForSelector('.part.editor .editor-group-container.active .monaco-editor .view-lines', { timeout });
     await this.focusEditor();
   }
@@ -712,9 +779,11 @@ export class Workbench {
     return this.page.locator('.part.editor .editor-group-container.active .monaco-editor').first();
   }
 
+  /** Gives the active editor keyboard focus without moving its cursor. */
   async focusEditor() {
-    await this.editor.locator('.view-lines').click({ position: { x: 1, y: 1 }, force: true }).catch(() => {});
-    await this.editor.locator('textarea, .native-edit-context').first().focus().catch(() => {});
+    const input = this.editor.locator('.native-edit-context, textarea.inputarea, textarea').first();
+    const focused = await input.focus({ timeout: 2000 }).then(() => true, () => false);
+    if (!focused) await this.editor.locator('.view-lines').click({ position: { x: 1, y: 1 }, force: true });
   }
 
   /** Moves the cursor to line:col (1-based) with Go to Line (Ctrl+G). */
@@ -763,15 +832,13 @@ export class Workbench {
   }
 
   /**
-   * Rows of the Problems panel: [{file, severity, message, source, code, line, col}].
+   * Rows of the Problems panel: [{file, severity, message, source, code, line, col, related, ariaLabel}],
+   * related = the diagnostic's related information as shown: [{file (as labelled), line, col, message}].
    * The tree is virtualized; this scrolls it to collect every row.
    */
   async problems() {
     await this.showProblems();
     const p = this.page;
-    if (await p.locator('.markers-panel .pane-body.message-box-container:visible, .markers-panel .message-box-container:visible').count()) {
-      // "No problems have been detected in the workspace."
-    }
     const byIndex = new Map();
     const list = p.locator('.markers-panel .monaco-list').first();
     if (!(await list.count())) return [];
@@ -792,6 +859,7 @@ export class Workbench {
             source: q('.marker-source') || null,
             code: q('.marker-code') || null,
             pos: q('.marker-line') || null,
+            text: r.innerText.trim(),
           };
         }),
       );
@@ -813,7 +881,15 @@ export class Workbench {
         file = r.resource;
         continue;
       }
-      if (!r.severity) continue; // related-information rows
+      if (!r.severity) {
+        // A related-information row under the last marker: "other.md[Ln 16, Col 35]: message".
+        const last = out[out.length - 1];
+        if (last) {
+          const rm = /^(.*?)\s*\[Ln (\d+), Col (\d+)\]\s*:?\s*([\s\S]*)$/.exec(r.text);
+          last.related.push(rm ? { file: rm[1], line: Number(rm[2]), col: Number(rm[3]), message: rm[4].trim() } : { text: r.text });
+        }
+        continue;
+      }
       const m = /Ln (\d+), Col (\d+)/.exec(r.pos || '');
       out.push({
         file,
@@ -823,6 +899,7 @@ export class Workbench {
         code: r.code,
         line: m ? Number(m[1]) : null,
         col: m ? Number(m[2]) : null,
+        related: [],
         ariaLabel: r.ariaLabel,
       });
     }
@@ -983,6 +1060,80 @@ export class Workbench {
     });
   }
 
+  // -------------------------------------------------------------- settings
+
+  /**
+   * Changes a user setting the way a person does, in the Settings editor, so that a
+   * running workbench and extension host see it at once (onDidChangeConfiguration).
+   * Handles boolean, number, string and enum settings; waits until the workbench has
+   * written it to User/settings.json, then closes the Settings editor.
+   * (Writing User/settings.json from outside is NOT picked up live by code-server;
+   * use setWorkspaceSettings() or this.)
+   */
+  async setSettingViaUI(key, value, { timeout = 20_000 } = {}) {
+    const p = this.page;
+    await this.runCommand('Preferences: Open User Settings');
+    const editor = p.locator('.settings-editor').first();
+    await editor.waitFor({ state: 'visible' });
+    const search = editor.locator('.settings-header .suggest-input-container .monaco-editor').first();
+    await search.click();
+    await p.keyboard.press(`${MOD}+A`);
+    await p.keyboard.type(`@id:${key}`);
+    const item = editor.locator(`.setting-item-contents[data-key="${key}"]`).first();
+    await item.waitFor({ state: 'visible', timeout });
+    const kind = await item.evaluate((el) => {
+      const c = el.closest('.setting-item')?.className || '';
+      return (/setting-item-(bool|number|text|string|enum|complexObject|array|object|include|exclude|untyped)/.exec(c) || [])[1] || c;
+    });
+    const box = item.locator('.setting-value-checkbox').first();
+    const input = item.locator('.setting-item-control input, .setting-item-control textarea').first();
+    const select = item.locator('select').first();
+    if (kind === 'bool') {
+      if ((await box.getAttribute('aria-checked')) !== String(!!value)) await box.click();
+    } else if (kind === 'number' || kind === 'text' || kind === 'string') {
+      // null (a nullable setting, e.g. type ["integer", "null"]) = an empty field = back to the default.
+      await input.fill(value === null ? '' : String(value));
+    } else if (kind === 'enum') {
+      // A native <select> in this build (custom-drawn elsewhere would need clicks).
+      await select.selectOption(String(value));
+    } else {
+      throw new Error(`setSettingViaUI: ${key} is a ${kind} setting; use setWorkspaceSettings() or settings before start`);
+    }
+    const shown = async () => {
+      if (kind === 'bool') return (await box.getAttribute('aria-checked')) === String(!!value);
+      if (kind === 'enum') return (await select.inputValue()) === String(value);
+      return (await input.inputValue()) === (value === null ? '' : String(value));
+    };
+    // Written to User/settings.json, or (a default value) removed from it while the control
+    // shows it. The editor writes text and number edits after a debounce (about 1 s): a key
+    // that is absent only counts as "removed" once that has passed, else a key that was not
+    // there before would look done at once and closing the editor would drop the edit.
+    const changedAt = Date.now();
+    await waitFor(
+      async () => {
+        const s = this.server.readSettings();
+        if (JSON.stringify(s[key]) === JSON.stringify(value)) return true;
+        return !(key in s) && Date.now() - changedAt > 2500 && (await shown());
+      },
+      { timeout, what: `${key} = ${JSON.stringify(value)} in User/settings.json` },
+    );
+    await this.closeSettingsEditor();
+  }
+
+  /** Closes the Settings editor (a modal editor in this VS Code: its Close button, else Escape, else Ctrl+W). */
+  async closeSettingsEditor() {
+    const p = this.page;
+    const editor = p.locator('.settings-editor').first();
+    if (!(await editor.isVisible())) return;
+    const close = p.locator('.modal-editor-action-container .codicon-close').first();
+    if (await close.isVisible()) await close.click();
+    else await p.keyboard.press('Escape');
+    if (!(await editor.waitFor({ state: 'hidden', timeout: 3000 }).then(() => true, () => false))) {
+      await p.keyboard.press(`${MOD}+W`);
+      await editor.waitFor({ state: 'hidden', timeout: 5000 });
+    }
+  }
+
   // -------------------------------------------------------------- misc
 
   /** Status bar items' texts (e.g. an extension's status item). */
@@ -1021,7 +1172,7 @@ export async function withVSCode(opts, fn) {
   try {
     server = await startCodeServer(opts);
     browser = await launchBrowser(opts.browser);
-    wb = await Workbench.open(server, browser, { folder: opts.folder, viewport: opts.viewport });
+    wb = await Workbench.open(server, browser, { folder: opts.folder, viewport: opts.viewport, serviceWorkers: opts.serviceWorkers });
     return await fn({ server, browser, wb });
   } catch (err) {
     if (wb) await wb.screenshot(`${name}-FAILED`).catch(() => {});
@@ -1035,5 +1186,26 @@ export async function withVSCode(opts, fn) {
     await wb?.close();
     await browser?.close().catch(() => {});
     await server?.stop();
+  }
+}
+
+// ------------------------------------------------------------------ command line
+//   node tests/vscode-e2e/harness.mjs pack <extension dir> <out.vsix> [vsce package flags...]
+//   node tests/vscode-e2e/harness.mjs paths
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const [cmd, ...rest] = process.argv.slice(2);
+  if (cmd === 'pack' && rest.length >= 2) {
+    packVsix(path.resolve(rest[0]), path.resolve(rest[1]), { extraArgs: rest.slice(2) }).then(
+      (f) => console.log(f),
+      (e) => {
+        console.error(e.message);
+        process.exit(1);
+      },
+    );
+  } else if (cmd === 'paths') {
+    console.log(JSON.stringify({ NODE24, CODE_SERVER, VSCE, CHROMIUM, TOOLS_DIR, ARTIFACTS_DIR, installed: isInstalled() }, null, 2));
+  } else {
+    console.error('usage: node harness.mjs pack <extension dir> <out.vsix> [vsce flags...] | paths');
+    process.exit(2);
   }
 }

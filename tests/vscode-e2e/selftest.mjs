@@ -20,6 +20,7 @@ import {
   ensureInstalled,
   leftoverProcesses,
   packVsix,
+  setWorkspaceSettings,
   waitFor,
   withVSCode,
 } from './harness.mjs';
@@ -28,13 +29,17 @@ const EXT_ID = 'doublet-e2e.sample-ext';
 let tmp;
 let vsix;
 let workspace;
+let extraBin;
 
 before(async () => {
   ensureInstalled();
   tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'doublet-vscode-selftest-'));
+  process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true })); // also on Ctrl+C
   vsix = await packVsix(path.join(E2E_DIR, 'fixtures', 'sample-ext'), path.join(tmp, 'sample-ext.vsix'), {
     extraArgs: ['--no-dependencies'],
   });
+  extraBin = path.join(tmp, 'bin');
+  await fsp.mkdir(extraBin);
   workspace = path.join(tmp, 'workspace');
   await fsp.mkdir(path.join(workspace, 'notes'), { recursive: true });
   await fsp.writeFile(path.join(workspace, 'hello.txt'), 'hello world\nsecond line\nthird line\n');
@@ -47,7 +52,13 @@ after(async () => {
 
 test('sample extension: palette command, notification, Problems panel, hover, decoration, setting', async () => {
   const t0 = Date.now();
-  await withVSCode({ name: 'selftest', folder: workspace, vsix: [vsix] }, async ({ server, wb }) => {
+  await withVSCode({
+    name: 'selftest',
+    folder: workspace,
+    vsix: [vsix],
+    settings: { 'sample.greeting': 'Hi' }, // user settings in place before start
+    env: { DOUBLET_E2E_MARK: 'mark-42', PATH: `${extraBin}:${process.env.PATH}` }, // reaches the extension host
+  }, async ({ server, wb }) => {
     console.log(`# workbench up ${Date.now() - t0} ms after start`);
     await wb.openFile('hello.txt');
     await server.waitForActivation(EXT_ID); // onLanguage:plaintext
@@ -57,13 +68,13 @@ test('sample extension: palette command, notification, Problems panel, hover, de
     assert.deepEqual(before.filter((r) => r.source === 'sample'), [], 'no sample diagnostic before the command');
 
     await wb.runCommand('Sample: Say Hello');
-    const note = await wb.waitForNotification('Hello from the sample extension!');
+    const note = await wb.waitForNotification('Hi from the sample extension!');
     assert.equal(note.severity, 'info');
 
     const rows = await wb.waitForProblems((ps) => ps.some((r) => r.source === 'sample'));
     const row = rows.find((r) => r.source === 'sample');
     assert.equal(row.severity, 'warning');
-    assert.equal(row.message, 'Hello diagnostic from the sample extension');
+    assert.equal(row.message, 'Hi diagnostic from the sample extension');
     assert.equal(row.code, 'SAMPLE001');
     assert.equal(row.line, 1);
     assert.equal(row.col, 1);
@@ -88,28 +99,41 @@ test('sample extension: palette command, notification, Problems panel, hover, de
     assert.match(hover2, /second/);
     const hover1 = await wb.hoverOnText('world');
     assert.match(hover1, /Sample hover/);
-    assert.match(hover1, /Hello diagnostic from the sample extension/, 'the hover on line 1 shows the diagnostic too');
+    assert.match(hover1, /Hi diagnostic from the sample extension/, 'the hover on line 1 shows the diagnostic too');
     await wb.screenshot('selftest-03-hover');
     await wb.hideHover();
 
-    // A settings change reaches the running extension host.
-    await server.setSettings({ 'sample.greeting': 'Howdy' });
-    await wb.clearNotifications();
-    await waitFor(
-      async () => {
-        await wb.runCommand('Sample: Say Hello');
-        return wb.waitForNotification('Howdy from the sample extension!', { timeout: 2000 }).catch(() => null);
-      },
-      { timeout: 20_000, interval: 500, what: 'the new greeting setting to take effect' },
-    );
-    await wb.waitForProblems((ps) => ps.some((r) => r.message === 'Howdy diagnostic from the sample extension'));
-    await wb.screenshot('selftest-04-setting-changed');
+    // Settings changes reach the running extension host: user scope through the
+    // Settings editor, workspace scope through <folder>/.vscode/settings.json.
+    const greet = async (word) => {
+      await wb.clearNotifications();
+      await waitFor(
+        async () => {
+          await wb.runCommand('Sample: Say Hello');
+          return wb.waitForNotification(`${word} from the sample extension!`, { timeout: 2000 }).catch(() => null);
+        },
+        { timeout: 20_000, interval: 500, what: `the greeting "${word}"` },
+      );
+      await wb.waitForProblems((ps) => ps.some((r) => r.message === `${word} diagnostic from the sample extension`));
+    };
+    await wb.setSettingViaUI('sample.greeting', 'Howdy');
+    assert.equal(server.readSettings()['sample.greeting'], 'Howdy');
+    await greet('Howdy');
+    await wb.screenshot('selftest-04-user-setting');
+    await setWorkspaceSettings(workspace, { 'sample.greeting': 'Bonjour' });
+    await greet('Bonjour');
+    await wb.screenshot('selftest-05-workspace-setting');
+    await fsp.rm(path.join(workspace, '.vscode'), { recursive: true, force: true });
+    await greet('Howdy');
 
-    assert.match(server.outputChannel('Sample'), /sample-ext activated/);
+    const channel = server.outputChannel('Sample');
+    assert.match(channel, /sample-ext activated/);
+    assert.match(channel, /DOUBLET_E2E_MARK=mark-42/);
+    assert.match(channel, new RegExp(`PATH=.*${extraBin.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:`), 'PATH given to the harness reaches the extension host');
     assert.deepEqual(wb.consoleErrors.filter((e) => /sample/i.test(e)), []);
   });
   console.log(`# sample-extension test: ${Date.now() - t0} ms`);
-  for (const f of ['selftest-01-file-open', 'selftest-02-problems', 'selftest-03-hover', 'selftest-04-setting-changed']) {
+  for (const f of ['selftest-01-file-open', 'selftest-02-problems', 'selftest-03-hover', 'selftest-04-user-setting', 'selftest-05-workspace-setting']) {
     assert.ok(fs.existsSync(path.join(ARTIFACTS_DIR, `${f}.png`)), `${f}.png saved`);
   }
   assert.deepEqual(leftoverProcesses(), [], 'no process left after a passing test');

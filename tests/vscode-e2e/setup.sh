@@ -40,7 +40,7 @@ case "${1:-}" in
   "") ;;
   --force) MODE=force ;;
   --check) MODE=check ;;
-  -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
   *) echo "setup.sh: unknown argument '$1' (use --force, --check or nothing)" >&2; exit 2 ;;
 esac
 
