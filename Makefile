@@ -10,7 +10,7 @@ EXT    := client-vscode
 NPM_STAMP := $(EXT)/node_modules/.installed
 VSIX   := $(EXT)/doublet-$(VERSION).vsix
 
-.PHONY: demo test test-python test-extension test-deps lint vsix bench bench-quality bench-speed bench-setup clean
+.PHONY: demo test test-python test-extension test-vscode test-deps lint vsix bench bench-quality bench-speed bench-setup clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Doublet needs Python 3.10 or newer; this is " + sys.version.split()[0])'
@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/doublet scan examples
 
-test: test-python test-extension
+test: test-python test-extension test-vscode
 
 test-python: $(STAMP) test-deps
 	$(BIN)/ruff check server tests bench
@@ -51,10 +51,16 @@ $(NPM_STAMP): $(EXT)/package.json $(EXT)/package-lock.json
 # The VS Code extension with Doublet's wheel inside, so that installing the .vsix is enough.
 vsix: $(VSIX)
 
-$(VSIX): $(STAMP) $(NPM_STAMP) $(shell find server -name '*.py') $(wildcard $(EXT)/src/*.ts $(EXT)/src/logic/*.ts) $(EXT)/package.json
+$(VSIX): $(STAMP) $(NPM_STAMP) $(shell find server -name '*.py') $(wildcard $(EXT)/src/*.ts $(EXT)/src/logic/*.ts) $(EXT)/package.json $(EXT)/README.md $(wildcard $(EXT)/media/*)
 	rm -f $(EXT)/bundled/*.whl $(EXT)/*.vsix
 	$(BIN)/python -m pip wheel --no-deps --quiet -w $(EXT)/bundled .
-	cd $(EXT) && npx tsc -p ./ && npx vsce package --out doublet-$(VERSION).vsix
+	cd $(EXT) && npx tsc -p ./ && npx vsce package --no-rewrite-relative-links --out doublet-$(VERSION).vsix
+
+# The extension in a real VS Code workbench (code-server + headless Chromium), tests/vscode-e2e/.
+# setup.sh installs its tools once (about 80 s); after that it downloads nothing.
+test-vscode: $(VSIX)
+	bash tests/vscode-e2e/setup.sh
+	DOUBLET_VSIX=$(VSIX) node --test tests/vscode-e2e/extension.test.mjs
 
 lint: $(STAMP)
 	$(BIN)/ruff check server tests bench

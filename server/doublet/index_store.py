@@ -24,7 +24,7 @@ from doublet.engine.index import Index
 
 FOLDER = ".doublet"
 FILE = "index.msgpack"
-VERSION = 1
+VERSION = 2  # 2: file names stored as bytes
 MAGIC = b"DOUBLET-INDEX\n"
 _DIGEST = 32
 

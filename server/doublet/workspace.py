@@ -16,7 +16,7 @@ import os
 import stat as stat_module
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -119,6 +119,7 @@ class Workspace:
         overrides: Mapping[str, Any] | None = None,
         overrides_source: str = "command line",
         saved: bool = True,
+        config: Config | None = None,
     ) -> Workspace:
         """The workspace of ``root`` with its saved index (if ``saved`` and usable).
 
@@ -126,7 +127,8 @@ class Workspace:
         then rebuilds it from the files.
         """
         root = Path(root).resolve()
-        config = load_config(root)
+        if config is None:
+            config = load_config(root)
         if overrides:
             config = config.with_overrides(overrides, overrides_source)
         index = None
@@ -202,17 +204,40 @@ class Workspace:
             )
         return rows
 
+    def is_document(self, rel: str) -> bool:
+        """Whether discovery would take this path as a document (for a buffer open in an editor)."""
+        parts = rel.split("/")
+        if any(p in SKIPPED_DIRS or p.startswith(".") for p in parts) or rel == "doublet.toml":
+            return False
+        if Path(rel).suffix.lower() in BINARY_EXTENSIONS or not self.config.is_included(rel):
+            return False
+        if self.config.respect_gitignore:
+            ignores = []
+            for depth in range(len(parts)):
+                folder = "/".join(parts[:depth])
+                spec = _gitignore(self.root / folder / ".gitignore")
+                if spec is not None:
+                    ignores.append((folder + "/" if folder else "", spec))
+            for i in range(1, len(parts) + 1):
+                path = "/".join(parts[:i]) + ("/" if i < len(parts) else "")
+                above = [(prefix, spec) for prefix, spec in ignores if path.startswith(prefix)]
+                if _ignored(above, path):
+                    return False
+        return True
+
     def role(self, rel: str) -> Role:
         config = self.config
         return Role(config.is_template(rel), config.is_reference(rel), config.group_of(rel))
 
     # --- keeping the index current -----------------------------------------------------
 
-    def refresh(self, progress: Progress | None = None) -> Changes:
+    def refresh(self, progress: Progress | None = None, keep: Collection[str] = ()) -> Changes:
         """Bring the index in step with the files, reading only what changed.
 
-        The lock is held only while the index changes, not while files are read,
-        so questions can be answered in the meantime (a language server does).
+        ``keep`` names documents whose indexed text is not the file's (buffers open
+        in an editor): they are left as they are. The lock is held only while the
+        index changes, not while files are read, so questions can be answered in
+        the meantime (a language server does).
         """
         files, skipped = self.discover()
         changes = Changes(skipped=list(skipped))
@@ -221,10 +246,13 @@ class Workspace:
             vanished = {
                 name: _Stamp.unpack(self.index.entry(name).stamp)
                 for name in self.index.names()
-                if name not in present
+                if name not in present and name not in keep
             }
             to_read: list[tuple[str, os.stat_result]] = []
             for rel in files:
+                if rel in keep and rel in self.index:
+                    changes.unchanged += 1
+                    continue
                 try:
                     info = self._unchanged_or_stat(rel, changes)
                 except NotText as exc:
@@ -324,6 +352,18 @@ class Workspace:
         if self.index.entry(rel).role != role:
             self.index.set_role(rel, role)
         changes.unchanged += 1
+
+    def holds_text(self, rel: str, text: str) -> bool:
+        """Whether the index holds exactly this text for ``rel``, fingerprinted as configured."""
+        if rel not in self.index:
+            return False
+        stamp = _Stamp.unpack(self.index.entry(rel).stamp)
+        return (
+            stamp is not None
+            and stamp.size == -1
+            and stamp.digest == content_digest(text.encode("utf-8", "surrogatepass"))
+            and stamp.params == self.config.mode_for(rel).fingerprint_params
+        )
 
     def update_text(self, rel: str, text: str) -> None:
         """Index a document's current text (an editor's unsaved buffer, say)."""

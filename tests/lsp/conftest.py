@@ -7,7 +7,6 @@ a module, or parametrize it indirectly). Helpers are in lsp_support.py.
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 from pathlib import Path
 
@@ -17,8 +16,8 @@ from lsp_support import (
     DEBOUNCE_MS,
     EXAMPLES,
     SERVER,
-    TIMEOUT,
     DoubletClient,
+    close,
     initialize,
     make_client,
 )
@@ -35,9 +34,13 @@ def folder(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def settings() -> dict:
-    """The client's ``doublet`` settings section for the ``client`` fixture."""
-    return {"debounce": DEBOUNCE_MS}
+def settings(request: pytest.FixtureRequest) -> dict:
+    """The client's ``doublet`` settings section for the ``client`` fixture.
+
+    ``@pytest.mark.parametrize("settings", [{...}], indirect=True)`` sets others; the
+    test must then name ``settings`` among its arguments (pytest-lsp asks for it late).
+    """
+    return getattr(request, "param", {"debounce": DEBOUNCE_MS})
 
 
 @pytest_lsp.fixture(
@@ -46,6 +49,4 @@ def settings() -> dict:
 async def client(lsp_client: DoubletClient, folder: Path, settings: dict):
     await initialize(lsp_client, folder, settings=settings)
     yield
-    await asyncio.wait_for(lsp_client.shutdown_session(), TIMEOUT)
-
-
+    await close(lsp_client)

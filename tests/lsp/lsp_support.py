@@ -18,11 +18,13 @@ import random
 import re
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
+from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 from lsprotocol import types
 from pygls.protocol import default_converter
+from pygls.uris import to_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
@@ -79,8 +81,29 @@ def _status(client: DoubletClient, params: Any) -> None:
     client.statuses.append(params if isinstance(params, dict) else params._asdict())
 
 
+def _converter():
+    """pygls' converter, telling a CodeAction that has a command from a bare Command.
+
+    lsprotocol's hook takes any object with a ``command`` key for a Command, so a
+    CodeAction carrying one (as LSP allows) would arrive mangled. A Command's
+    ``command`` is a string; a CodeAction's is an object.
+    """
+    converter = default_converter()
+
+    def command_or_code_action(value: Any, _: type) -> types.Command | types.CodeAction:
+        if isinstance(value.get("command"), str):
+            return converter.structure(value, types.Command)
+        return converter.structure(value, types.CodeAction)
+
+    converter.register_structure_hook(
+        Union[types.Command, types.CodeAction],  # noqa: UP007 (the type lsprotocol registers)
+        command_or_code_action,
+    )
+    return converter
+
+
 def make_client() -> DoubletClient:
-    client = DoubletClient(converter_factory=default_converter)
+    client = DoubletClient(converter_factory=_converter)
     features = dict(DEFAULT_CLIENT_FEATURES)
     features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = _publish_diagnostics
     features["doublet/status"] = _status
@@ -140,6 +163,18 @@ async def initialize(
     )
 
 
+async def close(client: DoubletClient, *, shutdown: bool = True) -> None:
+    """Shut the server down and exit it; kill it if that does not work, so nothing hangs."""
+    try:
+        if shutdown:
+            await asyncio.wait_for(client.shutdown_session(), TIMEOUT)
+    finally:
+        process = client.process
+        if process is not None and process.returncode is None:
+            process.kill()
+        await asyncio.wait_for(client.stop(), TIMEOUT)
+
+
 @contextlib.asynccontextmanager
 async def session(
     folder: Path,
@@ -148,7 +183,10 @@ async def session(
     options: dict | None = None,
     configuration: bool = True,
 ) -> AsyncIterator[DoubletClient]:
-    """A server process on ``folder``, initialized; shut down and exited on leaving."""
+    """A server process on ``folder``, initialized; shut down and exited on leaving.
+
+    If the body fails, the server is still shut down (or killed), never left running.
+    """
     config = ClientServerConfig(server_command=SERVER, client_factory=make_client)
     client = await config.start()
     assert isinstance(client, DoubletClient)
@@ -161,9 +199,8 @@ async def session(
             configuration=configuration,
         )
         yield client
-        await asyncio.wait_for(client.shutdown_session(), TIMEOUT)
     finally:
-        await client.stop()
+        await close(client)
 
 
 # --- waiting ---------------------------------------------------------------------------
@@ -377,9 +414,7 @@ def essay_range(folder: Path) -> types.Range:
 
 
 def related_to(diagnostic: types.Diagnostic, address: str) -> list[types.Location]:
-    return [
-        r.location for r in diagnostic.related_information or [] if r.location.uri == address
-    ]
+    return [r.location for r in diagnostic.related_information or [] if r.location.uri == address]
 
 
 def matching(diagnostics: Sequence[types.Diagnostic], address: str) -> list[types.Diagnostic]:
@@ -387,7 +422,7 @@ def matching(diagnostics: Sequence[types.Diagnostic], address: str) -> list[type
     return [d for d in diagnostics if related_to(d, address)]
 
 
-
+# --- made-up text, workspace edits, raw messages ------------------------------------------
 
 SYLLABLES = "ba ko ri te mu sa lo ne vi da pe fu zo gi ha ju ke ly mo nu".split()
 VOCABULARY = [a + b + c for a in SYLLABLES for b in SYLLABLES for c in SYLLABLES]
@@ -401,7 +436,80 @@ def filler(seed: int, words: int = 300) -> str:
     """
     rng = random.Random(seed)
     chosen = rng.choices(VOCABULARY, k=words)
-    sentences = [
-        " ".join(chosen[i : i + 12]).capitalize() + "." for i in range(0, words, 12)
-    ]
+    sentences = [" ".join(chosen[i : i + 12]).capitalize() + "." for i in range(0, words, 12)]
     return "\n".join(" ".join(sentences[i : i + 4]) for i in range(0, len(sentences), 4)) + "\n"
+
+
+def utf16_offset(text: str, position: types.Position) -> int:
+    """The code-point offset of an LSP position (UTF-16 columns)."""
+    lines = text.split("\n")
+    offset = sum(len(line) + 1 for line in lines[: position.line])
+    if position.line >= len(lines):
+        return len(text)
+    units = 0
+    for i, ch in enumerate(lines[position.line]):
+        if units >= position.character:
+            return offset + i
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return offset + len(lines[position.line])
+
+
+def apply_edits(text: str, edits: Sequence[types.TextEdit]) -> str:
+    """``text`` with LSP text edits applied (from the last, so offsets hold)."""
+    spans = [
+        (utf16_offset(text, e.range.start), utf16_offset(text, e.range.end), e.new_text)
+        for e in edits
+    ]
+    for start, end, new in sorted(spans, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def apply_workspace_edit(edit: types.WorkspaceEdit) -> list[Path]:
+    """Do what an editor does with a workspace edit, on disk; the files written."""
+    written: list[Path] = []
+
+    def edit_file(address: str, edits: Sequence[types.TextEdit]) -> None:
+        path = Path(to_fs_path(address))
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        path.write_text(apply_edits(old, edits), encoding="utf-8")
+        written.append(path)
+
+    for change in edit.document_changes or []:
+        if isinstance(change, types.CreateFile):
+            path = Path(to_fs_path(change.uri))
+            if not path.exists():
+                path.write_text("", encoding="utf-8")
+        elif isinstance(change, types.TextDocumentEdit):
+            edit_file(change.text_document.uri, change.edits)
+        else:
+            raise AssertionError(f"unexpected change: {change!r}")
+    for address, edits in (edit.changes or {}).items():
+        edit_file(address, edits)
+    return written
+
+
+_raw_ids = iter(range(1, 1_000_000))
+
+
+async def raw_request(
+    client: DoubletClient, method: str, params: Any, timeout: float = TIMEOUT
+) -> Any:
+    """A JSON-RPC request with ``params`` sent as they are (``...``: none), unchecked.
+
+    The result comes back as pygls reads JSON it has no type for (objects may be
+    named tuples); an error response raises the pygls JsonRpcException of its code.
+    """
+    msg_id = f"raw-{next(_raw_ids)}"
+    future: Future = Future()
+    client.protocol._request_futures[msg_id] = future
+    message = {"jsonrpc": "2.0", "id": msg_id, "method": method}
+    if params is not ...:
+        message["params"] = params
+    client.protocol._send_data(message)
+    return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+
+
+def raw_notify(client: DoubletClient, method: str, params: Any) -> None:
+    """A JSON-RPC notification with ``params`` sent as they are."""
+    client.protocol._send_data({"jsonrpc": "2.0", "method": method, "params": params})

@@ -1163,6 +1163,8 @@ export class Workbench {
  * Starts code-server (options as startCodeServer) and chromium, opens the workbench on
  * `folder`, runs fn({ server, browser, wb }), and always tears everything down. On
  * failure it first saves <name>-FAILED.png and <name>-FAILED-logs/ into test-artifacts/vscode/.
+ * Also: viewport, and serviceWorkers ('block' by default; 'allow' for tests that open a
+ * webview, which VS Code web loads through a service worker).
  */
 export async function withVSCode(opts, fn) {
   const name = opts.name || 'vscode';

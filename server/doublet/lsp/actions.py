@@ -93,6 +93,8 @@ def code_actions(ls: DoubletServer, params: types.CodeActionParams) -> list[type
 
 def _actions_for(ls: DoubletServer, rel: str, uri: str, entry: dict, diagnostic) -> list:
     other = str(entry["other"])
+    if other not in ls.project.index:
+        raise ValueError(f"not a document of the workspace: {other!r}")
     b0, b1 = (int(x) for x in entry["b"])
     other_uri = ls.uri_of(other)
     other_text = ls.project.document(other).text

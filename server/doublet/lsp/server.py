@@ -27,7 +27,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 from doublet import __version__
-from doublet.config import DEFAULTS, ConfigError
+from doublet.config import DEFAULTS, Config, ConfigError
 from doublet.config import load as load_config
 from doublet.lsp import actions
 from doublet.lsp.diagnostics import Match, diagnostics, matches_of
@@ -51,7 +51,7 @@ class OpenDocument:
     rel: str | None  # workspace-relative path; None outside the workspace
     version: int | None = None
     matches: list[Match] = field(default_factory=list)
-    partners: set[str] = field(default_factory=set)  # other files its passages match
+    partners: dict[str, frozenset[str]] = field(default_factory=dict)  # file -> passage digests
     task: asyncio.Task | None = None
 
 
@@ -84,9 +84,10 @@ class DoubletServer(LanguageServer):
         if path is None:
             return None
         try:
-            return self.project.relative(path)
+            rel = self.project.relative(path)
         except ValueError:
             return None
+        return rel if self.project.is_document(rel) else None
 
     def uri_of(self, rel: str) -> str:
         assert self.project is not None
@@ -107,15 +108,27 @@ class DoubletServer(LanguageServer):
             self.notify_status()
             return
         await self.fetch_settings()
+        self.project = Workspace.open(root, config=self.current_config(Path(root).resolve()))
+        self.saver = DebouncedSave(self.project)
+        # watch before indexing, so that nothing written meanwhile is missed
+        self.watcher = Watcher(
+            self.project.root, asyncio.get_running_loop(), self.files_changed_on_disk
+        )
+        self.watcher.start()
+        asyncio.get_running_loop().create_task(self.index_workspace())
+
+    def current_config(self, root: Path) -> Config:
+        """doublet.toml with the client's settings on top; what is bad is reported and left out.
+
+        A broken doublet.toml leaves the defaults (the watcher notices the fix); a bad
+        setting leaves that one setting out, not the file.
+        """
         try:
-            config = self.settings.apply(load_config(Path(root)))
+            base = load_config(root)
         except ConfigError as exc:
             self.report_config_error(exc)
-            config = DEFAULTS
-        self.project = Workspace.open(root)
-        self.project.config = config
-        self.saver = DebouncedSave(self.project)
-        asyncio.get_running_loop().create_task(self.index_workspace())
+            base = DEFAULTS
+        return self.settings.apply(base, self.report_setting_error)
 
     def notify_status(self, progress: dict | None = None) -> None:
         """Tell the client (its status bar) how the index is doing: ``doublet/status``."""
@@ -157,12 +170,11 @@ class DoubletServer(LanguageServer):
             if progress:
                 self.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
             self.notify_status()
-        if self.watcher is None:
-            self.watcher = Watcher(self.project.root, loop, self.files_changed_on_disk)
-            self.watcher.start()
         for document in list(self.opened.values()):
             document.rel = self.rel_of(document.uri)  # it may have opened before the workspace
             self.schedule(document, delay=0)
+        if self._disk_changes or self._config_changed:  # files changed while indexing
+            self._disk_task = loop.create_task(self._after_quiet())
 
     def _refresh_with_progress(self, report, rebuild: bool):
         assert self.project is not None
@@ -170,17 +182,20 @@ class DoubletServer(LanguageServer):
             with self.project.lock:
                 self.project.index = type(self.project.index)()
         counted = _Counting(report)
-        changes = self.project.refresh(counted)
-        self.reapply_buffers()
+        buffers = self.buffers()
+        changes = self.project.refresh(counted, keep=set(buffers) & set(self.project.index.names()))
+        for rel, text in buffers.items():  # an open document counts as the editor has it
+            if not self.project.holds_text(rel, text):
+                self.project.update_text(rel, text)
         return changes
 
-    def reapply_buffers(self) -> None:
-        """Open documents count as the editor has them, not as they are on disk."""
-        assert self.project is not None
+    def buffers(self) -> dict[str, str]:
+        """The open documents of the workspace and their text in the editor."""
+        found = {}
         for document in list(self.opened.values()):
             if document.rel is not None:
-                text = self.workspace.get_text_document(document.uri).source
-                self.project.update_text(document.rel, text)
+                found[document.rel] = self.workspace.get_text_document(document.uri).source
+        return found
 
     async def begin_progress(self, token: str, title: str) -> bool:
         capabilities = self.client_capabilities
@@ -205,6 +220,7 @@ class DoubletServer(LanguageServer):
 
     async def fetch_settings(self) -> None:
         """Ask the client for the ``doublet`` settings section, if it can answer."""
+        self.settings = self.initial_settings
         capabilities = self.client_capabilities
         workspace = capabilities.workspace if capabilities else None
         if not (workspace and workspace.configuration):
@@ -236,12 +252,9 @@ class DoubletServer(LanguageServer):
         if self.project is None:
             return
         await self.fetch_settings()
-        try:
-            config = self.settings.apply(load_config(self.project.root))
-        except ConfigError as exc:
-            self.report_config_error(exc)
-            return
-        self.project.config = config
+        self.project.config = self.current_config(self.project.root)
+        for document in self.opened.values():
+            document.rel = self.rel_of(document.uri)  # include/exclude may have changed
         await self.run(self._refresh_with_progress, lambda done, total: None, False)
         self.after_index_change()
 
@@ -259,9 +272,9 @@ class DoubletServer(LanguageServer):
     async def _after_quiet(self) -> None:
         await asyncio.sleep(DISK_QUIET)
         self._disk_task = None
-        self._disk_changes.clear()
         if self.project is None or self.state == "indexing":
-            return
+            return  # indexing looks at the changes kept when it is done
+        self._disk_changes.clear()
         if self._config_changed:
             self._config_changed = False
             await self.reconfigure()
@@ -317,7 +330,10 @@ class DoubletServer(LanguageServer):
         before = document.partners
         document.matches = matches
         document.version = version
-        document.partners = {m.other for m in matches}
+        partners: dict[str, set[str]] = {}
+        for match in matches:
+            partners.setdefault(match.other, set()).add(match.digest)
+        document.partners = {rel: frozenset(d) for rel, d in partners.items()}
         found = diagnostics(
             matches,
             self.lines(text),
@@ -328,11 +344,16 @@ class DoubletServer(LanguageServer):
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=document.uri, diagnostics=found, version=version)
         )
-        # a match that appeared or went away shows in the other file too
-        for rel in before ^ document.partners:
-            other = self.opened.get(self.uri_of(rel))
+        # a match that appeared, changed or went away shows in the other file too
+        for rel in set(before) | set(document.partners):
+            if before.get(rel) == document.partners.get(rel):
+                continue
+            other = self.opened_at(rel)
             if other is not None and other is not document:
                 self.schedule(other, delay=0)
+
+    def opened_at(self, rel: str) -> OpenDocument | None:
+        return next((d for d in self.opened.values() if d.rel == rel), None)
 
     def lines(self, text: str) -> LineIndex:
         """Positions in ``text`` in the encoding agreed with the client."""
@@ -406,7 +427,7 @@ def create_server() -> DoubletServer:
         if ls.project is not None and document.rel is not None and ls.state == "ready":
             await ls.run(ls._refresh_with_progress, lambda done, total: None, False)
             for rel in document.partners:
-                other = ls.opened.get(ls.uri_of(rel))
+                other = ls.opened_at(rel)
                 if other is not None:
                     ls.schedule(other, delay=0)
 
@@ -418,7 +439,7 @@ def create_server() -> DoubletServer:
         if isinstance(settings, dict) and isinstance(settings.get("doublet"), dict):
             pushed = Settings.parse(settings["doublet"], ls.report_setting_error)
             ls.initial_settings = ls.initial_settings.merged(pushed)
-        await ls.reconfigure()
+        await ls.reconfigure()  # asks for the settings again where the client can answer
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: DoubletServer, params: types.HoverParams) -> types.Hover | None:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from doublet.config import Config
+from doublet.config import Config, ConfigError
 
 SOURCE = "editor settings"
 DEFAULT_DEBOUNCE = 0.4  # seconds
@@ -40,7 +40,8 @@ class Settings:
 
     def merged(self, later: Settings) -> Settings:
         """These settings with ``later``'s laid on top (a client may give some at start-up
-        and others when asked, or send nothing when asked)."""
+        and others when asked, or send nothing when asked). A setting ``later`` gives as
+        null is unset: the user reset it to its default."""
         overrides = _deep_merge(self.overrides, later.overrides)
         debounce = self.debounce if later.debounce is None else later.debounce
         return Settings(overrides, debounce)
@@ -52,7 +53,7 @@ class Settings:
         if not isinstance(values, Mapping):
             return settings
         for key, value in values.items():
-            if value is None:
+            if key == "debounce" and value is None:
                 continue
             if key == "debounce":
                 if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
@@ -63,6 +64,8 @@ class Settings:
             if key in SERVER_ONLY:
                 continue
             path = KEYS.get(key)
+            if path is None and value is None:
+                continue
             if path is None:
                 known = ", ".join([*KEYS, "debounce"])
                 report(f"{SOURCE}: doublet.{key}: unknown setting (known: {known})")
@@ -73,18 +76,40 @@ class Settings:
             target[path[-1]] = value
         return settings
 
-    def apply(self, config: Config) -> Config:
-        """The configuration with these settings laid on top (ConfigError if one is bad)."""
-        if not self.overrides:
+    def apply(self, config: Config, report: Callable[[str], None]) -> Config:
+        """The configuration with these settings laid on top; a bad one is reported and skipped."""
+        if not _deep_merge({}, self.overrides):  # nothing but unset settings
             return config
-        return config.with_overrides(self.overrides, SOURCE)
+        try:
+            return config.with_overrides(self.overrides, SOURCE)
+        except ConfigError:
+            pass
+        for layer in _single_settings(self.overrides):
+            try:
+                config = config.with_overrides(layer, SOURCE)
+            except ConfigError as exc:
+                report(str(exc))
+        return config
 
 
 def _deep_merge(base: dict, top: dict) -> dict:
     merged = dict(base)
     for key, value in top.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+        if value is None:
+            merged.pop(key, None)
+        elif isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = _deep_merge(merged[key], value)
         else:
             merged[key] = value
     return merged
+
+
+def _single_settings(overrides: dict) -> list[dict]:
+    """One layer per setting, nested as in doublet.toml (unset ones left out)."""
+    layers = []
+    for key, value in overrides.items():
+        if isinstance(value, dict):
+            layers.extend({key: inner} for inner in _single_settings(value))
+        elif value is not None:
+            layers.append({key: value})
+    return layers

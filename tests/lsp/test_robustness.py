@@ -1,0 +1,260 @@
+"""Bad requests: unknown URIs, out-of-range positions, malformed params, an exception inside
+a handler. Each gets an error response or a logged message, and the server stays up."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from lsp_support import (
+    ESSAY,
+    INDEPENDENT,
+    SOURCE,
+    command,
+    essay_range,
+    mark,
+    matching,
+    nothing_published,
+    open_document,
+    published,
+    raw_notify,
+    raw_request,
+    ready,
+    status,
+    uri,
+    wait_until,
+)
+from lsprotocol import types
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcMethodNotFound,
+)
+from pytest_lsp import LanguageClient
+
+
+async def still_working(client: LanguageClient, folder: Path) -> None:
+    """The process is up, answers, and still publishes diagnostics for an edit."""
+    assert client.process is not None and client.process.returncode is None
+    assert (await status(client))["state"] == "ready"
+    since = mark(client)
+    essay = open_document(client, folder, ESSAY, version=100)
+    found = await published(client, essay, since=since, version=100, where=lambda d: len(d) == 2)
+    assert matching(found, uri(folder, SOURCE))[0].range == essay_range(folder)
+
+
+def hover_params(address: str, line: int, character: int) -> dict:
+    return {"textDocument": {"uri": address}, "position": {"line": line, "character": character}}
+
+
+def action_params(address: str, data: object) -> dict:
+    zero = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+    diagnostic = {
+        "range": zero,
+        "message": "tampered",
+        "source": "doublet",
+        "code": "shared-passage",
+        "data": data,
+    }
+    return {
+        "textDocument": {"uri": address},
+        "range": zero,
+        "context": {"diagnostics": [diagnostic]},
+    }
+
+
+async def test_unknown_uris_get_empty_answers(client: LanguageClient, folder: Path):
+    await ready(client)
+    nowhere = uri(folder, "essays/never-opened.txt")
+    elsewhere = "file:///somewhere/else/entirely.txt"
+    for address in (nowhere, elsewhere, "untitled:Untitled-1"):
+        assert await raw_request(client, "textDocument/hover", hover_params(address, 1, 1)) is None
+        assert await raw_request(client, "textDocument/codeAction", action_params(address, {})) in (
+            None,
+            [],
+        )
+    assert await command(client, "doublet.findSimilar", elsewhere) == []
+    assert await command(client, "doublet.findSimilar", "untitled:Untitled-1") == []
+    # a file of the workspace that does not exist: an error response, not a crash
+    with pytest.raises(JsonRpcException):
+        await command(client, "doublet.findSimilar", nowhere)
+    await still_working(client, folder)
+
+
+async def test_positions_out_of_range_are_clamped(client: LanguageClient, folder: Path):
+    essay = open_document(client, folder, ESSAY)
+    await published(client, essay, where=lambda d: len(d) == 2)
+    far = await raw_request(client, "textDocument/hover", hover_params(essay, 99_999, 99_999))
+    assert far is None
+    # past the end of a flagged line: the end of that line, which is in the passage
+    result = await raw_request(client, "textDocument/hover", hover_params(essay, 15, 99_999))
+    assert result is not None and "hives-above-the-traffic.md" in result.contents.value
+    huge = {"start": {"line": 0, "character": 0}, "end": {"line": 10**6, "character": 10**6}}
+    assert len(await command(client, "doublet.findSimilar", essay, huge)) == 2
+    await still_working(client, folder)
+
+
+MALFORMED = [
+    ("textDocument/hover", {"textDocument": 5}),
+    ("textDocument/hover", ...),  # no params at all
+    ("textDocument/hover", {"textDocument": {"uri": "file:///x"}, "position": {"line": "x"}}),
+    ("textDocument/codeAction", {"textDocument": {"uri": "file:///x"}}),
+    ("workspace/executeCommand", {"arguments": []}),
+]
+
+
+async def test_malformed_params_are_answered_or_logged(client: LanguageClient, folder: Path):
+    """pygls cannot read such a message, so it cannot answer it by its id: it logs the
+    error (stderr) and shows it (window/showMessage) instead; either is acceptable."""
+    await ready(client)
+    shown, logged = len(client.messages), len(client.stderr_lines)
+
+    async def ask(method: str, params: object) -> str:
+        try:
+            await raw_request(client, method, params, timeout=1.0)
+        except JsonRpcException:
+            return "error response"
+        except asyncio.TimeoutError:
+            return "no response"
+        return "answered"
+
+    outcomes = await asyncio.gather(*(ask(m, p) for m, p in MALFORMED))
+    assert "answered" not in outcomes, list(zip(MALFORMED, outcomes, strict=True))
+    unanswered = outcomes.count("no response")
+    await wait_until(
+        lambda: (
+            len(client.messages) - shown >= unanswered
+            and sum("Unable to" in line for line in client.stderr_lines[logged:]) >= unanswered
+        ),
+        "a logged and shown message for each request not answered",
+    )
+    assert all(m.type == types.MessageType.Error for m in client.messages[shown:])
+    await still_working(client, folder)
+
+
+async def test_bad_commands_and_methods_get_error_responses(client: LanguageClient, folder: Path):
+    await ready(client)
+    essay = uri(folder, ESSAY)
+    calls = [
+        (JsonRpcInternalError, "doublet.findSimilar", []),
+        (JsonRpcInternalError, "doublet.findSimilar", [42]),
+        (JsonRpcInternalError, "doublet.findSimilar", [essay, "not a range"]),
+        (JsonRpcInternalError, "doublet.findSimilar", [essay, {"start": {"line": -5}}]),
+        (JsonRpcInternalError, "doublet.showMatch", [5]),
+        (JsonRpcInternalError, "doublet.showMatch", [essay, "x"]),
+        (JsonRpcInternalError, "doublet.ignoreMatch", []),
+        (JsonRpcInternalError, "doublet.ignoreMatch", ["only one"]),
+        (JsonRpcInvalidParams, "doublet.noSuchCommand", []),
+    ]
+    for error, name, arguments in calls:
+        with pytest.raises(error):
+            await raw_request(
+                client, "workspace/executeCommand", {"command": name, "arguments": arguments}
+            )
+    with pytest.raises(JsonRpcMethodNotFound):
+        await raw_request(client, "doublet/noSuchRequest", {})
+    raw_notify(client, "doublet/noSuchNotification", {"x": 1})  # ignored
+    assert not (folder / "doublet.toml").exists()  # no half-done ignore
+    assert client.shown_documents == []
+    await still_working(client, folder)
+
+
+async def test_an_exception_inside_a_handler_is_an_error_response(
+    client: LanguageClient, folder: Path
+):
+    """A command given a malformed range raises inside its handler: an error response."""
+    essay = open_document(client, folder, ESSAY)
+    await published(client, essay, where=lambda d: len(d) == 2)
+    with pytest.raises(JsonRpcException):
+        await raw_request(
+            client,
+            "workspace/executeCommand",
+            {"command": "doublet.findSimilar", "arguments": [essay, {"start": "nowhere"}]},
+        )
+    # diagnostic data naming a file that is gone, or of the wrong shape, gives no action
+    gone = {"matches": [{"other": "essays/gone.txt", "a": [0, 5], "b": [0, 5], "digest": "x"}]}
+    for data in (gone, "garbage", {"matches": "x"}, {"matches": [{"other": "x"}]}, None):
+        answer = await raw_request(client, "textDocument/codeAction", action_params(essay, data))
+        assert answer in (None, [])
+    await still_working(client, folder)
+
+
+async def test_diagnostic_data_cannot_point_outside_the_workspace(
+    client: LanguageClient, folder: Path
+):
+    essay = open_document(client, folder, ESSAY)
+    await published(client, essay, where=lambda d: len(d) == 2)
+    outside = folder.parent / "outside.txt"
+    outside.write_text("a file next to the workspace\n", encoding="utf-8")
+    data = {"matches": [{"other": "../outside.txt", "a": [0, 5], "b": [0, 5], "digest": "x"}]}
+    try:
+        answer = await raw_request(client, "textDocument/codeAction", action_params(essay, data))
+    except JsonRpcException:
+        answer = None
+    assert not answer, answer
+
+
+async def test_bad_notifications_are_survived(client: LanguageClient, folder: Path):
+    await ready(client)
+    nowhere = "file:///nowhere/at/all.txt"
+    raw_notify(
+        client,
+        "textDocument/didChange",
+        {"textDocument": {"uri": nowhere, "version": 2}, "contentChanges": [{"text": "x"}]},
+    )
+    raw_notify(client, "textDocument/didChange", {"textDocument": 7})
+    raw_notify(client, "textDocument/didClose", {"textDocument": {"uri": nowhere}})
+    raw_notify(client, "textDocument/didOpen", {"textDocument": {"uri": "bad"}})
+    raw_notify(client, "workspace/didChangeConfiguration", {"settings": [1, 2]})
+    raw_notify(client, "workspace/didChangeConfiguration", {"settings": {"doublet": 5}})
+    raw_notify(client, "workspace/didChangeWatchedFiles", {"changes": "x"})
+    await still_working(client, folder)
+
+
+async def test_documents_outside_the_workspace_get_no_diagnostics(
+    client: LanguageClient, folder: Path, tmp_path: Path
+):
+    await ready(client)
+    # the copied paragraph, in a file outside the workspace and in an untitled buffer
+    text = (folder / ESSAY).read_text(encoding="utf-8")
+    outside = tmp_path / "outside.txt"
+    outside.write_text(text, encoding="utf-8")
+    since = mark(client)
+    for address in (outside.as_uri(), "untitled:Untitled-1"):
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=address, language_id="plaintext", version=1, text=text
+                )
+            )
+        )
+    source = open_document(client, folder, SOURCE)
+    found = await published(client, source, since=since)
+    assert [related.location.uri for d in found for related in d.related_information] == [
+        uri(folder, ESSAY)
+    ]
+    await nothing_published(client, outside.as_uri(), since=since, seconds=0.3)
+    assert (await status(client))["documents"] == 8
+
+
+async def test_an_excluded_file_opened_in_the_editor_is_not_indexed(
+    client: LanguageClient, folder: Path
+):
+    (folder / "doublet.toml").write_text('exclude = ["drafts/"]\n', encoding="utf-8")
+    (folder / "drafts").mkdir()
+    draft = folder / "drafts" / "copy.txt"
+    draft.write_text((folder / ESSAY).read_text(encoding="utf-8"), encoding="utf-8")
+    await ready(client)
+    source = open_document(client, folder, SOURCE)
+    await published(client, source, where=lambda d: len(d) == 1)
+    since = mark(client)
+    opened = open_document(client, folder, "drafts/copy.txt")
+    open_document(client, folder, "doublet.toml")  # opened to edit it, say
+    other = open_document(client, folder, INDEPENDENT)
+    await published(client, other, since=since)  # the server has handled both opens
+    await asyncio.sleep(0.3)  # bounded: and whatever they set off
+    assert not client.diagnostics.get(opened), "an excluded file got diagnostics"
+    assert not matching(client.diagnostics[source], opened)
+    assert (await status(client))["documents"] == 8
