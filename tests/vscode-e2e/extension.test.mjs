@@ -344,12 +344,7 @@ test('4. doublet.minLength changed in the Settings UI applies without a restart'
       await shot('min-length-2000');
     });
 
-    // Known bug (server): a setting cleared back to its default (null) is skipped when the
-    // server parses the pushed settings, and merging never removes an override, so the
-    // previous 2000 stays in force until the server restarts.
-    await t.test('clearing minLength (back to its default) brings the warning back', {
-      todo: 'server keeps the last pushed doublet.minLength when the setting is reset to null (Settings.parse skips None; Settings.merged never removes an override)',
-    }, async () => {
+    await step(t, 'clearing minLength (back to its default) brings the warning back', async () => {
       await wb.setSettingViaUI('doublet.minLength', null);
       assert.ok(!('doublet.minLength' in server.readSettings()), 'the setting is removed');
       try {
@@ -357,6 +352,11 @@ test('4. doublet.minLength changed in the Settings UI applies without a restart'
       } finally {
         await shot('min-length-reset');
       }
+    });
+
+    await step(t, 'minLength 2000 again removes it again', async () => {
+      await wb.setSettingViaUI('doublet.minLength', 2000);
+      await gone();
     });
 
     await step(t, 'minLength 80 (doublet.toml\'s default) brings it back', async () => {
