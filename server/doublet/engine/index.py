@@ -20,7 +20,7 @@ share passages); passages are always computed from full 64-bit fingerprints.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -450,6 +450,3 @@ class Index:
         entry = self._entries[doc_id]
         assert entry is not None
         return entry.name
-
-    def ids(self) -> Iterable[int]:
-        return self._by_name.values()

@@ -35,10 +35,6 @@ class Units:
             raise ValueError("empty unit range")
         return int(self.starts[first]), int(self.ends[stop - 1])
 
-    def unit_at(self, offset: int) -> int:
-        """Index of the first unit that ends after ``offset`` (for mapping a selection)."""
-        return int(np.searchsorted(self.ends, offset, side="right"))
-
     @staticmethod
     def empty(text_length: int = 0) -> Units:
         nothing = np.zeros(0, dtype=np.int64)
