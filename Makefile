@@ -73,6 +73,7 @@ bench-setup: $(STAMP)
 
 bench-quality: bench-setup
 	$(BIN)/python -m bench.quality
+	$(BIN)/python -m bench.ir_plag
 
 bench-speed: bench-setup
 	$(BIN)/python -m bench.speed

@@ -13,6 +13,11 @@ returned ``str`` directly. Pairs without cases are negatives: all of
 
 Clough & Stevenson (2011) short-answer corpus: files mix ASCII, UTF-8 and
 cp1252, so they are decoded UTF-8 first, cp1252 otherwise.
+
+IR-Plag (Karnalim 2019), Java: the zip is extracted once into ``bench/.cache/``
+like PAN. Each of seven cases has one original, 15 independent solutions and
+up to 9 plagiarised ones per disguise level L1..L6. Files are decoded UTF-8,
+else cp1252, else latin-1, bytes as they are (CRLF kept).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import shutil
 import tarfile
 import tempfile
 import xml.etree.ElementTree as ET
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -285,3 +291,99 @@ def novel_chunks(count: int) -> Path:
             (folder / f"{stem}-{i:04d}.txt").write_text(piece, encoding="utf-8")
     done.touch()
     return folder
+
+
+# --- IR-Plag (Java) -------------------------------------------------------------------
+
+IR_PLAG_ARCHIVE = "ir-plag.zip"
+IR_PLAG_DIR = "IR-Plag-Dataset"  # top folder inside the archive
+IR_PLAG_INDEPENDENT = "non-plagiarized"
+IR_PLAG_LEVELS = ("L1", "L2", "L3", "L4", "L5", "L6")
+
+
+@dataclass(frozen=True)
+class IrPlagSubmission:
+    """One student file: ``label`` is a disguise level L1..L6 or "non-plagiarized"."""
+
+    path: str  # relative to the case folder, e.g. "plagiarized/L3/05/Kasus1L3.java"
+    label: str
+    text: str
+
+
+@dataclass(frozen=True)
+class IrPlagCase:
+    """One task: its original solution and the submissions to score against it."""
+
+    name: str  # "case-01" .. "case-07"
+    original_path: str
+    original: str
+    submissions: tuple[IrPlagSubmission, ...]
+
+
+def ir_plag(root: Path | None = None) -> list[IrPlagCase]:
+    """Load IR-Plag's cases in name order, submissions in path order.
+
+    ``root`` is an extracted ``IR-Plag-Dataset`` folder; without it the shared
+    zip is extracted once into ``bench/.cache/`` and reused.
+    """
+    root = Path(root) if root is not None else _extract_ir_plag()
+    cases = [_read_ir_plag_case(folder) for folder in sorted(root.glob("case-*"))]
+    if not cases:
+        raise DataUnavailable(f"{root} has no case-* folders")
+    return cases
+
+
+def _read_ir_plag_case(folder: Path) -> IrPlagCase:
+    """The case's single original and its labelled submissions."""
+    originals = sorted((folder / "original").glob("*.java"))
+    if len(originals) != 1:
+        raise ValueError(f"{folder}: expected one original .java, found {len(originals)}")
+    labelled = [(IR_PLAG_INDEPENDENT, folder / IR_PLAG_INDEPENDENT)]
+    labelled += [(level, folder / "plagiarized" / level) for level in IR_PLAG_LEVELS]
+    submissions = [
+        IrPlagSubmission(path.relative_to(folder).as_posix(), label, _decode_code(path))
+        for label, parent in labelled
+        for path in sorted(parent.glob("*/*.java"))
+    ]
+    return IrPlagCase(
+        name=folder.name,
+        original_path=originals[0].relative_to(folder).as_posix(),
+        original=_decode_code(originals[0]),
+        submissions=tuple(submissions),
+    )
+
+
+def _decode_code(path: Path) -> str:
+    """UTF-8, else cp1252, else latin-1 (which accepts any byte)."""
+    data = path.read_bytes()
+    for encoding in ("utf-8", "cp1252"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return data.decode("latin-1")
+
+
+def _extract_ir_plag() -> Path:
+    """Extract the zip into the cache unless done; safe if two runs race."""
+    target = CACHE_DIR / IR_PLAG_DIR
+    if (target / "case-01").is_dir():
+        return target
+    archive = data_dir() / IR_PLAG_ARCHIVE
+    if not archive.is_file():
+        raise DataUnavailable(f"{archive} not found")
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="ir-plag-", dir=CACHE_DIR))
+    try:
+        with zipfile.ZipFile(archive) as zipped:
+            zipped.extractall(tmp)  # zipfile drops absolute paths and ".." itself
+        if not (tmp / IR_PLAG_DIR / "case-01").is_dir():
+            raise DataUnavailable(f"{archive} has no {IR_PLAG_DIR}/case-01")
+        try:
+            (tmp / IR_PLAG_DIR).rename(target)  # atomic: readers never see half a corpus
+        except OSError:
+            if not (target / "case-01").is_dir():
+                raise  # not a lost race: a real failure
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target

@@ -33,8 +33,10 @@ RESULTS = Path(__file__).resolve().parent / "results"
 Detection = tuple[int, int, int, int]  # susp offset, susp length, src offset, src length
 
 
-def doublet_pairs(texts: list[tuple[str, str]]) -> tuple[list[list[Detection]], list[float]]:
-    """Passages and similarity of each (suspicious, source) pair with default settings."""
+def doublet_pairs(
+    texts: list[tuple[str, str]], score: str = "similarity"
+) -> tuple[list[list[Detection]], list[float]]:
+    """Passages and ``score`` (a PairResult figure) of each (suspicious, source) pair."""
     mode = MODES["prose"]
     detections, similarities = [], []
     for susp, src in texts:
@@ -45,7 +47,7 @@ def doublet_pairs(texts: list[tuple[str, str]]) -> tuple[list[list[Detection]], 
                 for p in result.passages
             ]
         )
-        similarities.append(result.similarity)
+        similarities.append(getattr(result, score))
     return detections, similarities
 
 
@@ -114,7 +116,11 @@ def main() -> None:
     parser.add_argument("--no-anchors", action="store_true", help="run Doublet only")
     args = parser.parse_args()
     pan_tools = {"doublet": lambda texts: doublet_pairs(texts)[0]}
-    cs_tools = {"doublet": lambda texts: doublet_pairs(texts)[1]}
+    cs_tools = {
+        "doublet": lambda texts: doublet_pairs(texts)[1],
+        # the share copied word for word: what cut > light > heavy > non is about
+        "doublet (exact coverage)": lambda texts: doublet_pairs(texts, "exact_coverage")[1],
+    }
     if not args.no_anchors:
         from bench.anchors import copydetect_compare, dolos_compare
 

@@ -148,6 +148,8 @@ def test_an_unset_guarantee_follows_a_raised_noise_as_the_engine_does() -> None:
         ({"modes": {"*.md": "auto"}}, 'modes."*.md"', "'prose', 'words', 'code'"),
         ({"modes": ["*.md"]}, "modes", "table"),
         ({"severity": "warn"}, "severity", "did you mean 'warning'"),
+        ({"paraphrase": "every"}, "paraphrase", "'widen', 'all', 'off'"),
+        ({"paraphrase": True}, "paraphrase", "'widen', 'all', 'off'"),
         ({"groups": "toplevel"}, "groups", "did you mean 'top-level'"),
         ({"groups": "submissions/*"}, "groups", '["submissions/*"]'),
         ({"groups": ["["]}, "groups", "bad glob pattern"),

@@ -1077,3 +1077,29 @@ def test_a_saved_index_round_trips(root: Path) -> None:
             entry.role,
             entry.stamp,
         )
+
+
+# --- the sentence stage: which candidates it examines -------------------------------------------
+
+CLOUGH = Path(__file__).parent / "data" / "clough-stevenson"
+
+
+@pytest.mark.parametrize(("paraphrase", "found"), [("off", False), ("widen", False), ("all", True)])
+def test_the_paraphrase_setting_decides_whether_reworded_only_pairs_are_found(
+    tmp_path: Path, paraphrase: str, found: bool
+) -> None:
+    """Two rewritings of one article share no copied passage, only reworded sentences."""
+    root = tmp_path / "ws"
+    for name in ("g0pA_taskc.txt", "g2pB_taskc.txt", "orig_taskc.txt"):
+        write(root, name, (CLOUGH / name).read_bytes())
+    configure(root, f'paraphrase = "{paraphrase}"\nboilerplate = 10\n')
+    workspace, _ = refreshed(root)
+    assert workspace.config.paraphrase == paraphrase
+    pairs = {(r.a.name, r.b.name) for r in workspace.pairs()}
+    similar = {r.b.name for r in workspace.similar("g0pA_taskc.txt")}
+    assert (("g0pA_taskc.txt", "g2pB_taskc.txt") in pairs) is found
+    assert ("g2pB_taskc.txt" in similar) is found
+    # the copies of the original are found whatever the setting
+    assert ("g0pA_taskc.txt", "orig_taskc.txt") in pairs
+    kinds = {p.kind for r in workspace.similar("g2pB_taskc.txt") for p in r.passages}
+    assert ("paraphrased" in kinds) is (paraphrase != "off")

@@ -35,6 +35,34 @@ def copydetect_compare(pairs: Sequence[TextPair]) -> list[PairResult]:
     return results
 
 
+def copydetect_code_similarity(
+    pairs: Sequence[TextPair],
+    language: str = "java",
+    noise_t: int | None = None,
+    guarantee_t: int | None = None,
+) -> list[float]:
+    """Mean of copydetect's two similarities per pair of source files, filtering on.
+
+    Filtering tokenizes with the Pygments lexer named by ``language`` and maps
+    names to V/F/O and strings to S, dropping whitespace and comments. The
+    thresholds default to copydetect's own (``copydetect.defaults``: 25 and
+    25, so a winnowing window of 1); the window is ``guarantee_t - noise_t + 1``
+    as CopyDetector computes it.
+    """
+    from copydetect import CodeFingerprint, compare_files, defaults
+
+    noise = defaults.NOISE_THRESHOLD if noise_t is None else noise_t
+    guarantee = defaults.GUARANTEE_THRESHOLD if guarantee_t is None else guarantee_t
+    window = guarantee - noise + 1
+    scores = []
+    for text_a, text_b in pairs:
+        fa = CodeFingerprint("a", noise, window, language=language, fp=io.StringIO(text_a))
+        fb = CodeFingerprint("b", noise, window, language=language, fp=io.StringIO(text_b))
+        _, (sim_a, sim_b), _ = compare_files(fa, fb)
+        scores.append(float(sim_a + sim_b) / 2)
+    return scores
+
+
 def _pair_slices(slices_a: object, slices_b: object) -> list[Passage]:
     """Pair each side's i-th slice in order, as the anchors were measured.
 

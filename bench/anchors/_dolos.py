@@ -28,11 +28,18 @@ def dolos_compare(pairs: Sequence[TextPair], node: str = "node") -> list[PairRes
     return [_to_result(text_a, text_b, r) for (text_a, text_b), r in zip(pairs, raw, strict=True)]
 
 
-def _run_pairs_script(pairs: Sequence[TextPair], node: str) -> list[dict]:
-    """Feed all pairs to one Node process as JSON lines; read one line back per pair."""
+def _run_pairs_script(
+    pairs: Sequence[TextPair], node: str, language: str | None = None
+) -> list[dict]:
+    """Feed all pairs to one Node process as JSON lines; read one line back per pair.
+
+    Without ``language`` the script compares prose (char tokens, k=23, w=17);
+    with one it uses that tree-sitter language and Dolos' default k and window.
+    """
     payload = "".join(json.dumps({"a": a, "b": b}) + "\n" for a, b in pairs)
+    language_args = ["--language", language] if language is not None else []
     done = subprocess.run(
-        [node, PAIRS_SCRIPT],
+        [node, PAIRS_SCRIPT, *language_args],
         input=payload,
         capture_output=True,
         text=True,
@@ -70,6 +77,17 @@ def dolos_pairs(pairs: Sequence[TextPair]) -> list[list[Passage]]:
 def dolos_similarity(pairs: Sequence[TextPair]) -> list[float]:
     """Dolos' pair similarity per pair (the score the AUCs used)."""
     return [r.similarity for r in dolos_compare(pairs)]
+
+
+def dolos_code_similarity(
+    pairs: Sequence[TextPair], language: str = "java", node: str = "node"
+) -> list[float]:
+    """Dolos' pair similarity for source code, run as its users run it on code.
+
+    ``new Dolos({language})`` with Dolos' default k-gram length and window (23
+    and 17 in 3.5.1); only the score is read, not the tree-sitter selections.
+    """
+    return [float(r["similarity"]) for r in _run_pairs_script(pairs, node, language)]
 
 
 def dolos_all_pairs(

@@ -16,10 +16,41 @@ from bench.anchors import (
     dolos_all_pairs,
     dolos_compare,
 )
+from bench.anchors._copydetect import copydetect_code_similarity
+from bench.anchors._dolos import dolos_code_similarity
 from bench.anchors._offsets import LineIndex
 from bench.anchors._setup import copydetect_installed, dolos_installed
 
 SENTENCE = "Every applicant 🦉 shall submit two references\nand a statement by 𝔄pril, 中文 too."
+
+JAVA_SUM = """public class Sum {
+    public static void main(String[] args) {
+        int total = 0;
+        for (int i = 1; i <= 100; i++) {
+            total += i * i;
+        }
+        System.out.println("Sum of squares: " + total);
+    }
+}
+"""
+JAVA_COPY = JAVA_SUM.replace("Sum", "Total").replace("total", "acc")  # renamed copy
+JAVA_OTHER = """import java.util.Scanner;
+
+class Greeter {
+    private final String name;
+
+    Greeter(String name) { this.name = name; }
+
+    String greet() { return "Hello, " + name + "!"; }
+
+    public static void main(String[] args) {
+        Scanner in = new Scanner(System.in);
+        while (in.hasNextLine()) {
+            System.out.println(new Greeter(in.nextLine()).greet());
+        }
+    }
+}
+"""
 
 needs_copydetect = pytest.mark.skipif(not copydetect_installed(), reason="copydetect missing")
 needs_dolos = pytest.mark.skipif(not dolos_installed(), reason="Dolos missing")
@@ -103,3 +134,21 @@ def test_all_pairs_time_limit(tmp_path: os.PathLike[str]) -> None:
         f.write(SENTENCE)
     result = copydetect_all_pairs([path, path], timeout=0.01)
     assert not result["finished"] and "timed out" in str(result["reason"])
+
+
+@needs_copydetect
+def test_copydetect_java_copy_beats_unrelated() -> None:
+    copied, unrelated = copydetect_code_similarity(
+        [(JAVA_SUM, JAVA_COPY), (JAVA_SUM, JAVA_OTHER)], language="java"
+    )
+    assert copied == 1.0  # filtering turns renamed identifiers into V
+    assert unrelated < copied
+
+
+@needs_dolos
+def test_dolos_java_copy_beats_unrelated() -> None:
+    copied, unrelated = dolos_code_similarity(
+        [(JAVA_SUM, JAVA_COPY), (JAVA_SUM, JAVA_OTHER)], language="java"
+    )
+    assert copied == 1.0  # tree-sitter tokens ignore identifier names
+    assert unrelated < copied

@@ -28,7 +28,7 @@ from typing import Any
 from pathspec import GitIgnoreSpec
 
 from doublet.engine.modes import MODES, Mode, detect_mode_name
-from doublet.engine.scan import DEFAULT_MAX_DOCS_SHARE, MIN_MAX_DOCS
+from doublet.engine.scan import DEFAULT_MAX_DOCS_SHARE, MIN_MAX_DOCS, PARAPHRASE_CHOICES
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -92,6 +92,7 @@ class Config:
 
     min_similarity: float = 0.0
     severity: str = "warning"
+    paraphrase: str = "widen"  # which candidate pairs the sentence stage examines (engine/scan)
     boilerplate: int | float = DEFAULT_MAX_DOCS_SHARE
     max_file_size: int = 20_000_000
     include: tuple[str, ...] = ("**/*",)
@@ -467,6 +468,7 @@ def _check_threshold(value: Any, key: str, source: str) -> int | bool:
 _CHECKS: dict[str, Callable[[Any, str, str], Any]] = {
     "min_similarity": _fraction,
     "severity": lambda v, k, s: _choice(v, k, s, SEVERITIES),
+    "paraphrase": lambda v, k, s: _choice(v, k, s, PARAPHRASE_CHOICES),
     "boilerplate": _boilerplate,
     "max_file_size": lambda v, k, s: _integer(v, k, s, 1),
     "include": _globs,

@@ -26,13 +26,13 @@ from pathspec import GitIgnoreSpec
 from doublet import index_store
 from doublet.config import Config
 from doublet.config import load as load_config
-from doublet.engine.comparison import PairResult, compare, passage_digest
+from doublet.engine.comparison import PairResult, passage_digest
 from doublet.engine.document import Document
 from doublet.engine.fingerprints import Fingerprints
 from doublet.engine.index import Index, Role, keys_of
 from doublet.engine.modes import Mode
+from doublet.engine.scan import compare_candidate, without
 from doublet.engine.scan import pairs as index_pairs
-from doublet.engine.scan import without
 from doublet.sources import (
     BINARY_EXTENSIONS,
     SKIPPED_DIRS,
@@ -439,18 +439,25 @@ class Workspace:
     def max_docs(self) -> int:
         return self.config.boilerplate_limit(len(self.index))
 
-    def pairs(self, progress: Progress | None = None) -> list[PairResult]:
-        """Every pair of documents that shares passages, best first, as configured."""
-        with self.lock:
-            return self._pairs(progress)
+    def pairs(
+        self, progress: Progress | None = None, paraphrase: str | None = None
+    ) -> list[PairResult]:
+        """Every pair of documents that shares passages, best first, as configured.
 
-    def _pairs(self, progress: Progress | None) -> list[PairResult]:
+        ``paraphrase``: which pairs the sentence stage examines (engine/scan.py);
+        default: the configuration's.
+        """
+        with self.lock:
+            return self._pairs(progress, paraphrase)
+
+    def _pairs(self, progress: Progress | None, paraphrase: str | None) -> list[PairResult]:
         results = index_pairs(
             self.index,
             self.document,
             max_docs=self.max_docs(),
             threshold=self.config.min_similarity,
             progress=progress,
+            paraphrase=paraphrase or self.config.paraphrase,
         )
         return [r for r in (self._unignored(r) for r in results) if r.passages]
 
@@ -484,13 +491,12 @@ class Workspace:
         results = []
         for candidate in found:
             other = self.document(candidate.name)
-            result = compare(
-                document, other, fingerprints=(mine, without(other.fingerprints, ignored))
-            )
+            fingerprints = (mine, without(other.fingerprints, ignored))
+            result = compare_candidate(document, other, fingerprints, self.config.paraphrase)
             result = self._unignored(result)
             if result.passages and result.similarity >= self.config.min_similarity:
                 results.append(result)
-        results.sort(key=lambda r: (-r.similarity, -r.longest, r.b.name))
+        results.sort(key=lambda r: (-r.resemblance.score, -r.longest, r.b.name))
         return results
 
     def _unignored(self, result: PairResult) -> PairResult:

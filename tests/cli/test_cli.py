@@ -73,7 +73,7 @@ def _read(relative: str) -> str:
     return read_text(EXAMPLES / relative)
 
 
-PLANTED = [p for p in expected()["planted"] if p["kind"] in ("verbatim", "edited")]
+PLANTED = [p for p in expected()["planted"] if p["kind"] in ("verbatim", "edited", "paraphrased")]
 
 
 @pytest.mark.parametrize("planted", PLANTED, ids=[p["id"] for p in PLANTED])
@@ -98,6 +98,8 @@ def test_scan_finds_every_planted_passage_where_it_is(scan_json, planted):
 
     assert covered(want_a, "a") >= needed
     assert covered(want_b, "b") >= needed
+    if planted["kind"] == "paraphrased":  # the report says how it matches
+        assert [p["kind"] for p in pair["passages"]] == ["paraphrased"]
 
 
 def test_scan_reports_nothing_for_independent_files(scan_json):
@@ -152,7 +154,7 @@ def test_scan_text_lists_ranked_pairs_with_excerpts_and_a_summary():
     assert run.returncode == 0, run.stderr
     assert "1. examples/" in run.stdout
     assert "A: The first wave of modern city beekeeping" in run.stdout
-    assert re.search(r"Scanned 18 documents .* pairs share passages", run.stdout)
+    assert re.search(r"Scanned 19 documents .* pairs share passages", run.stdout)
 
 
 def test_scan_csv_has_one_row_per_pair(scan_json):
@@ -275,3 +277,28 @@ def test_empty_folder_scans_to_no_pairs(tmp_path):
     run = doublet("scan", str(tmp_path), "--no-progress")
     assert run.returncode == 0, run.stderr
     assert "No pair of documents" in run.stdout
+
+
+def test_code_pairs_report_their_resemblance_and_prose_pairs_do_not(scan_json):
+    modes = {d["id"]: d["mode"] for d in scan_json["documents"]}
+    for pair in scan_json["pairs"]:
+        assert 0 <= pair["exact_coverage"] <= pair["similarity"] + 1e-4
+        if modes[pair["a"]] == "code":
+            evidence = pair["resemblance"]
+            assert set(evidence) == {"score", "structure", "literals", "names"}
+            assert evidence["structure"] == pair["similarity"]
+            assert 0 <= evidence["score"] <= 1
+        else:
+            assert "resemblance" not in pair
+    renamed = _pair(scan_json, "code/wordfreq.py", "code/text_stats.py")
+    assert renamed and renamed[0]["resemblance"]["score"] > 0.9
+
+
+def test_compare_prints_the_resemblance_of_two_programs():
+    run = doublet("compare", "examples/code/wordfreq.py", "examples/code/word_counter.py")
+    assert run.returncode == 0, run.stderr
+    line = next(x for x in run.stdout.splitlines() if "resemblance" in x)
+    assert re.fullmatch(
+        r"\s+resemblance \d+% \(structure \d+% · literals \d+% · names \d+%\)", line
+    )
+    assert "No shared passage" in run.stdout

@@ -28,6 +28,7 @@ AMIRA = "essays/amira-haddad.txt"
 CHLOE = "essays/chloe-martin.md"
 DMITRI = "essays/dmitri-volkov.txt"
 NOTES = "essays/notes-cp1252.txt"
+FARAH = "essays/farah-nasser.md"
 HIVES = "sources/hives-above-the-traffic.md"
 FLOWERS = "sources/sharing-the-flowers.md"
 DOCUMENTS = sorted(
@@ -35,7 +36,7 @@ DOCUMENTS = sorted(
     + [f"sources/{p.name}" for p in (EXAMPLES / "sources").iterdir()]
 )
 #: The planted pairs among the essays and sources (tests/data/examples-expected.md).
-PLANTED = {(AMIRA, CHLOE), (AMIRA, HIVES), (NOTES, FLOWERS)}
+PLANTED = {(AMIRA, CHLOE), (AMIRA, HIVES), (FARAH, FLOWERS), (NOTES, FLOWERS)}
 
 
 def doublet(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess:
@@ -232,6 +233,7 @@ def test_scan_honours_doublet_toml(ws: Path) -> None:
     assert set(pairs_of(data)) == {
         (shown(ws, AMIRA), shown(ws, CHLOE)),
         (shown(ws, AMIRA), shown(ws, HIVES)),
+        (shown(ws, FARAH), shown(ws, FLOWERS)),
     }
 
 

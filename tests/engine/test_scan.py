@@ -5,8 +5,10 @@ from __future__ import annotations
 import itertools
 import random
 import string
+from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,10 +44,14 @@ def collection(compositions: list[list[int]]) -> list[Document]:
 
 
 def all_pairs(documents: list[Document]) -> dict[tuple[str, str], PairResult]:
-    """Brute force: every pair compared, kept when it has a passage."""
+    """Brute force: every pair compared, kept when it shares a passage.
+
+    By default a scan runs the sentence stage only to widen copied passages
+    (``reworded="widen"``), as each pair is compared here.
+    """
     results = {}
     for a, b in itertools.combinations(documents, 2):
-        result = compare(a, b)
+        result = compare(a, b, reworded="widen")
         if result.passages:
             results[(a.name, b.name)] = result
     return results
@@ -153,6 +159,45 @@ def test_default_boilerplate_limit_is_a_tenth_but_at_least_ten() -> None:
     assert default_max_docs(100) == 10
     assert default_max_docs(101) == 11
     assert default_max_docs(1000) == 100
+
+
+CLOUGH = Path(__file__).parent.parent / "data" / "clough-stevenson"
+
+
+def clough_task(task: str) -> list[Document]:
+    """The answers of one Clough & Stevenson task and its original."""
+    return [
+        Document(p.name, p.read_text(encoding="utf-8", errors="replace"), PROSE)
+        for p in sorted(CLOUGH.glob(f"*task{task}.txt"))
+    ]
+
+
+def test_paraphrase_all_examines_every_candidate_pair() -> None:
+    documents = clough_task("c")
+
+    def found(paraphrase: str) -> dict[tuple[str, str], PairResult]:
+        results = scan(documents, max_docs=EVERYTHING, paraphrase=paraphrase)
+        return {(r.a.name, r.b.name): r for r in results}
+
+    every, widened, copied = found("all"), found("widen"), found("off")
+    # two rewritings of one source share only paraphrase: only "all" finds them
+    only_reworded = ("g0pA_taskc.txt", "g2pB_taskc.txt")
+    assert only_reworded in every and only_reworded not in widened
+    assert all(p.reworded for p in every[only_reworded].passages)
+    # "widen" widens the pairs fingerprints find, and finds no others
+    assert widened.keys() == copied.keys() < every.keys()
+    assert not any(p.reworded for r in copied.values() for p in r.passages)
+    assert any(p.reworded for r in widened.values() for p in r.passages)
+    by_name = {d.name: d for d in documents}
+    for (a, b), result in every.items():
+        assert result.passages == compare(by_name[a], by_name[b]).passages
+    for (a, b), result in widened.items():
+        assert result.passages == compare(by_name[a], by_name[b], reworded="widen").passages
+
+
+def test_an_unknown_paraphrase_choice_is_an_error() -> None:
+    with pytest.raises(ValueError, match="widen, all, off"):
+        scan(clough_task("a"), paraphrase="everything")
 
 
 def test_scan_of_no_documents_is_empty() -> None:

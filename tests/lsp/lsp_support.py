@@ -43,7 +43,8 @@ LAST_WORDS = "shrubs in private gardens"  # a passage ends at its last letter, n
 #: Another paragraph of SOURCE (lines 32–40) that no other file holds.
 OTHER_FIRST = "Some of the best-known hives were placed"
 OTHER_LAST = "the balconies of apartment blocks"
-EXAMPLE_DOCUMENTS = 8
+#: Documents of the example workspace the ``folder`` fixture copies (essays and sources).
+EXAMPLE_DOCUMENTS = sum(1 for part in ("essays", "sources") for _ in (EXAMPLES / part).iterdir())
 
 
 # --- the client ------------------------------------------------------------------------

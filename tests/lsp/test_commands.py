@@ -133,6 +133,7 @@ async def test_the_workspace_report_ranks_the_pairs(client: LanguageClient, fold
         frozenset((ESSAY, SOURCE)),
         frozenset((ESSAY, EDITED)),
         frozenset(("essays/notes-cp1252.txt", "sources/sharing-the-flowers.md")),
+        frozenset(("essays/farah-nasser.md", "sources/sharing-the-flowers.md")),
     }
     assert set(names) == expected
     similarities = [p["similarity"] for p in pairs]

@@ -7,6 +7,7 @@ from pathlib import Path
 from lsp_support import (
     EDITED,
     ESSAY,
+    EXAMPLE_DOCUMENTS,
     FIRST_WORDS,
     INDEPENDENT,
     LAST_WORDS,
@@ -158,7 +159,7 @@ async def test_related_information_names_every_other_file_up_to_a_cap(
         body += filler(200 + n, 120)
         (folder / rel).write_text(body, encoding="utf-8")
     status = await ready(client)
-    assert status["documents"] == 8 + len(copies)
+    assert status["documents"] == EXAMPLE_DOCUMENTS + len(copies)
 
     source = open_document(client, folder, SOURCE)
     found = await published(client, source, where=lambda d: len(d) == 1)
@@ -174,3 +175,29 @@ async def test_related_information_names_every_other_file_up_to_a_cap(
         rel = next(r for r in others if uri(folder, r) == item.location.uri)
         text = read(folder, rel)
         assert item.location.range == utf16_range(text, *span(text, FIRST_WORDS, LAST_WORDS))
+
+
+async def test_a_paraphrased_paragraph_is_flagged_as_paraphrased(
+    client: LanguageClient, folder: Path
+):
+    rel, flowers = "essays/farah-nasser.md", "sources/sharing-the-flowers.md"
+    address = open_document(client, folder, rel)
+    [diagnostic] = await published(client, address, where=lambda d: len(d) == 1)
+    text = read(folder, rel)
+    start = text.index("So what actually helps?")
+    # the whole reworded paragraph (line 9), not just the sentence kept word for word
+    assert diagnostic.range.start == utf16_range(text, start, start + 1).start
+    assert diagnostic.range.start.line == diagnostic.range.end.line == 8
+    assert flowers in diagnostic.message
+    assert "paraphrased" in diagnostic.message
+    [location] = related_to(diagnostic, uri(folder, flowers))
+    assert location.range.start.line == 39  # "What, then, helps?" on line 40
+
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=address),
+            position=diagnostic.range.start,
+        )
+    )
+    assert hover is not None and "paraphrased" in hover.contents.value
+    assert "> What, then, helps?" in hover.contents.value

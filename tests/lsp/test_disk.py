@@ -10,6 +10,7 @@ from pathlib import Path
 
 from lsp_support import (
     ESSAY,
+    EXAMPLE_DOCUMENTS,
     FIRST_WORDS,
     LAST_WORDS,
     OTHER_FIRST,
@@ -73,7 +74,7 @@ async def test_a_file_written_by_another_process_is_picked_up(client: LanguageCl
     assert related_to(diagnostic, new)[0].range == utf16_range(
         text, *span(text, FIRST_WORDS, LAST_WORDS)
     )
-    assert (await status(client))["documents"] == 9
+    assert (await status(client))["documents"] == EXAMPLE_DOCUMENTS + 1
 
 
 async def test_a_file_modified_then_deleted_on_disk(client: LanguageClient, folder: Path):
@@ -92,7 +93,7 @@ async def test_a_file_modified_then_deleted_on_disk(client: LanguageClient, fold
     since = mark(client)
     (folder / ESSAY).unlink()
     assert await published(client, source, since=since) == []
-    assert (await status(client))["documents"] == 7
+    assert (await status(client))["documents"] == EXAMPLE_DOCUMENTS - 1
 
 
 async def test_a_file_moved_on_disk_is_followed(client: LanguageClient, folder: Path):
@@ -112,7 +113,7 @@ async def test_a_file_moved_on_disk_is_followed(client: LanguageClient, folder: 
         )
     ]
     assert moved in diagnostic.message
-    assert (await status(client))["documents"] == 8
+    assert (await status(client))["documents"] == EXAMPLE_DOCUMENTS
 
 
 async def test_many_files_changed_at_once_are_coalesced(client: LanguageClient, folder: Path):
@@ -125,7 +126,7 @@ async def test_many_files_changed_at_once_are_coalesced(client: LanguageClient, 
         (folder / "batch" / f"doc-{n:02}.txt").write_text(body, encoding="utf-8")
     copy = uri(folder, "batch/doc-37.txt")
     await published(client, source, since=since, where=lambda d: bool(matching(d, copy)))
-    assert (await status(client))["documents"] == 8 + 60
+    assert (await status(client))["documents"] == EXAMPLE_DOCUMENTS + 60
     await asyncio.sleep(0.5)  # bounded: nothing more should come
     # one republish (two if the burst was ever quiet long enough to be split)
     assert len([p for p in client.published[since:] if p.uri == source]) <= 2
@@ -170,7 +171,7 @@ async def test_a_git_checkout_of_many_files_is_applied(client: LanguageClient, f
     [diagnostic] = found
     text = read(folder, SOURCE)
     assert diagnostic.range == utf16_range(text, *span(text, OTHER_FIRST, OTHER_LAST))
-    assert (await status(client))["documents"] == 8 + 30
+    assert (await status(client))["documents"] == EXAMPLE_DOCUMENTS + 30
 
     since = mark(client)
     git("checkout", "-q", "main")  # the folder more/ goes away
@@ -178,7 +179,7 @@ async def test_a_git_checkout_of_many_files_is_applied(client: LanguageClient, f
         client, source, since=since, where=lambda d: bool(matching(d, uri(folder, ESSAY)))
     )
     assert [d.range for d in found] == [source_range(folder)]
-    assert (await status(client))["documents"] == 8
+    assert (await status(client))["documents"] == EXAMPLE_DOCUMENTS
 
 
 async def test_an_open_document_changed_on_disk_keeps_its_buffer(
@@ -221,7 +222,7 @@ async def test_a_file_outside_the_includes_is_not_indexed(client: LanguageClient
         where=lambda d: bool(matching(d, uri(folder, "essays/copy.txt"))),
     )
     assert not matching(found, uri(folder, "drafts/copy.txt"))
-    assert (await status(client))["documents"] == 9
+    assert (await status(client))["documents"] == EXAMPLE_DOCUMENTS + 1
 
 
 def big_file(folder: Path) -> str:
@@ -250,7 +251,7 @@ async def test_a_file_written_during_a_reindex_is_not_lost(client: LanguageClien
     since = mark(client)
     rel = "essays/written-meanwhile.txt"
     (folder / rel).write_text(copy_of_paragraph(folder, 21), encoding="utf-8")
-    assert (await reindex)["documents"] == 9
+    assert (await reindex)["documents"] == EXAMPLE_DOCUMENTS + 1
     found = await published(
         client,
         source,
@@ -258,7 +259,7 @@ async def test_a_file_written_during_a_reindex_is_not_lost(client: LanguageClien
         where=lambda d: bool(matching(d, uri(folder, rel))),
     )
     assert found
-    assert (await status(client))["documents"] == 10
+    assert (await status(client))["documents"] == EXAMPLE_DOCUMENTS + 2
 
 
 async def test_a_file_written_during_start_up_indexing_is_not_lost(folder: Path):

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from lsp_support import (
     ESSAY,
+    EXAMPLE_DOCUMENTS,
     INDEPENDENT,
     SOURCE,
     command,
@@ -236,7 +237,7 @@ async def test_documents_outside_the_workspace_get_no_diagnostics(
         uri(folder, ESSAY)
     ]
     await nothing_published(client, outside.as_uri(), since=since, seconds=0.3)
-    assert (await status(client))["documents"] == 8
+    assert (await status(client))["documents"] == EXAMPLE_DOCUMENTS
 
 
 async def test_an_excluded_file_opened_in_the_editor_is_not_indexed(
@@ -257,4 +258,4 @@ async def test_an_excluded_file_opened_in_the_editor_is_not_indexed(
     await asyncio.sleep(0.3)  # bounded: and whatever they set off
     assert not client.diagnostics.get(opened), "an excluded file got diagnostics"
     assert not matching(client.diagnostics[source], opened)
-    assert (await status(client))["documents"] == 8
+    assert (await status(client))["documents"] == EXAMPLE_DOCUMENTS

@@ -190,3 +190,23 @@ async def test_a_broken_doublet_toml_at_start_up_is_reported_and_the_server_work
         since = mark(client)
         config.write_text(f"[prose]\nmin_length = {HIGH}\n")
         assert await published(client, essay, since=since) == []
+
+
+@pytest.mark.parametrize(
+    "settings", [{"debounce": DEBOUNCE_MS, "paraphrase": "off"}], indirect=True
+)
+async def test_the_paraphrase_setting_turns_the_sentence_stage_off_and_on_live(
+    client: LanguageClient, folder: Path, settings: dict
+):
+    rel = "essays/farah-nasser.md"
+    address = open_document(client, folder, rel)
+    [copied] = await published(client, address, where=lambda d: len(d) == 1)
+    assert "edited" in copied.message  # the copied sentence alone, found by fingerprints
+
+    client.set_configuration({**settings, "paraphrase": "all"}, section="doublet")
+    since = mark(client)
+    push(client, None)
+    [widened] = await published(
+        client, address, since=since, where=lambda d: len(d) == 1 and "paraphrased" in d[0].message
+    )
+    assert widened.range.start.character < copied.range.start.character  # the whole paragraph

@@ -34,7 +34,7 @@ from doublet.config import ConfigError
 from doublet.engine.comparison import compare
 from doublet.engine.measures import measure_all
 from doublet.engine.modes import MODE_NAMES, MODES
-from doublet.engine.scan import scan
+from doublet.engine.scan import PARAPHRASE_CHOICES, scan
 from doublet.sources import Skipped
 from doublet.workspace import Workspace
 
@@ -142,6 +142,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     scan_parser.add_argument("--format", choices=("text", "json", "csv"), default="text")
     scan_parser.add_argument(
+        "--paraphrase",
+        choices=PARAPHRASE_CHOICES,
+        help="which pairs are searched sentence by sentence for reworded passages: "
+        "widen (pairs that share a copied passage; the default), all (every candidate "
+        "pair: also finds pairs that share only paraphrase, two to three times slower), "
+        "off (copied text only); overrides doublet.toml's paraphrase",
+    )
+    scan_parser.add_argument(
         "--no-index", action="store_true", help="neither read nor write the saved index"
     )
     _add_progress_option(scan_parser)
@@ -239,6 +247,8 @@ def _overrides(args: argparse.Namespace) -> dict:
         values["modes"] = {"*": args.mode}
     if getattr(args, "threshold", None) is not None:
         values["min_similarity"] = args.threshold
+    if getattr(args, "paraphrase", None) is not None:
+        values["paraphrase"] = args.paraphrase
     if getattr(args, "max_docs", None) is not None:
         values["boilerplate"] = max(args.max_docs, 2)
     return values
@@ -318,6 +328,7 @@ def run_scan(args: argparse.Namespace) -> int:
             max_docs=args.max_docs,
             threshold=args.threshold or 0.0,
             progress=_progress(show_progress, "comparing"),
+            paraphrase=args.paraphrase or "widen",
         )
     if args.matrix and len(listing.names) > MATRIX_LIMIT:
         raise UsageError(

@@ -63,10 +63,11 @@ def _side(document: Document, side: Side) -> dict:
 
 
 def pair_data(result: PairResult, ids: dict[str, int]) -> dict:
-    return {
+    data = {
         "a": ids[result.a.name],
         "b": ids[result.b.name],
         "similarity": round(result.similarity, 4),
+        "exact_coverage": round(result.exact_coverage, 4),
         "a_coverage": round(result.a_coverage, 4),
         "b_coverage": round(result.b_coverage, 4),
         "longest": result.longest,
@@ -80,6 +81,26 @@ def pair_data(result: PairResult, ids: dict[str, int]) -> dict:
             for p in result.passages
         ],
     }
+    if result.a.mode.lexical:
+        evidence = result.resemblance
+        data["resemblance"] = {
+            "score": round(evidence.score, 4),
+            "structure": round(evidence.structure, 4),
+            "literals": round(evidence.literals, 4),
+            "names": round(evidence.names, 4),
+        }
+    return data
+
+
+def _resemblance_line(pair: dict) -> str:
+    evidence = pair.get("resemblance")
+    if evidence is None:
+        return ""
+    return (
+        f"   resemblance {_percent(evidence['score'])} (structure"
+        f" {_percent(evidence['structure'])} · literals {_percent(evidence['literals'])}"
+        f" · names {_percent(evidence['names'])})\n"
+    )
 
 
 def scan_data(listing: Listing, results: Sequence[PairResult], skipped: Sequence[Skipped]) -> dict:
@@ -141,6 +162,7 @@ def render_pairs_text(data: dict, texts: dict[int, Document]) -> str:
             f" of A, {_percent(pair['b_coverage'])} of B · longest passage {pair['longest']}"
             f" characters · {count} passage{'s' if count != 1 else ''}\n"
         )
+        out.write(_resemblance_line(pair))
         for passage in pair["passages"]:
             pa, pb = passage["a"], passage["b"]
             out.write(
@@ -239,10 +261,12 @@ def render_compare_text(data: dict, documents: Sequence[Document]) -> str:
         f" of A, {_percent(data['b_coverage'])} of B · longest passage {data['longest']}"
         " characters\n"
     )
+    out.write(_resemblance_line(data))
     if data["passages"]:
         out.write(f"\n{len(data['passages'])} passage(s):\n")
         pair_only = {"pairs": [dict(data, a=0, b=1)], "documents": data["documents"]}
-        listing = render_pairs_text(pair_only, {0: a, 1: b}).split("\n", 2)[2]
+        header = 3 if "resemblance" in data else 2  # lines already written above
+        listing = render_pairs_text(pair_only, {0: a, 1: b}).split("\n", header)[header]
         out.write(listing)
     else:
         out.write("\nNo shared passage above the thresholds.\n\n")

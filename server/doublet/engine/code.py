@@ -2,15 +2,19 @@
 
 Source is tokenized by a Pygments lexer chosen from the file name. Layout and
 comments disappear, every identifier becomes ``N``, every string ``S``, every
-number ``0``; keywords, builtins, operators and punctuation stay as written. A
+number ``0``; keywords, builtins, operators and punctuation stay as written,
+except that mirrored comparisons count as one (``a > b`` is ``b < a``). A
 renamed, re-indented and re-commented copy therefore has the same units as its
-original. Comments can be kept (as words) for courses where copied comments are
-evidence.
+original; statements inserted or moved cut a passage into pieces that the
+alignment joins again when they are close (engine/passages). What the units
+drop, the lexicon keeps (literals and names), for engine/resemblance.
+Comments can be kept (as words) for courses where copied comments are evidence.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -106,6 +110,20 @@ CODE_EXTENSIONS = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class Lexicon:
+    """What a program says in its own words: literals and names, as 64-bit hashes.
+
+    The code units make these all equal (``S``, ``0``, ``N``) so that renaming
+    cannot hide a copy; the lexicon keeps them for the opposite question —
+    whether two programs that look alike in structure also print the same
+    messages and use the same constants and names (engine/resemblance.py).
+    """
+
+    literals: np.ndarray  # string contents (escapes and outer spaces dropped) and numbers
+    names: np.ndarray  # identifiers other than builtins and keywords
+
+
 class UnknownLanguage(ValueError):
     """No lexer is known for a file name or language name."""
 
@@ -124,6 +142,11 @@ def lexer_for(filename: str | None = None, language: str | None = None) -> Lexer
     raise UnknownLanguage("no file name or language given")
 
 
+#: Operators with a mirror image: ``a > b`` is ``b < a``, and every name is ``N``,
+#: so the comparisons count as one.
+MIRRORED = {">": "<", ">=": "<=", "<=": "<=", "<": "<"}
+
+
 @lru_cache(maxsize=65536)
 def _symbol(token: str) -> int:
     return salt_of(token)
@@ -138,7 +161,8 @@ def _normal_form(ttype, value: str) -> str | None:
     if ttype in Literal:
         return "L"
     if ttype in Name.Builtin or ttype in Keyword:
-        return value.strip()
+        word = value.strip()
+        return word
     if ttype in Name:
         return "N"
     stripped = value.strip()
@@ -195,7 +219,8 @@ def code_units(
                     ends.append(index + offset + 1)
             continue
         lead = len(value) - len(value.lstrip())
-        symbols.append(_symbol(form if ttype not in Operator else value.strip()))
+        operator = value.strip()
+        symbols.append(_symbol(form if ttype not in Operator else MIRRORED.get(operator, operator)))
         starts.append(index + lead)
         ends.append(index + len(value.rstrip()))
     if not symbols:
@@ -206,3 +231,46 @@ def code_units(
         np.array(ends, dtype=np.int64),
         len(text),
     )
+
+
+#: Literals every program has say nothing about who wrote it: strings shorter
+#: than this ("", " ", "r", ", ") and the commonest numbers.
+MIN_LITERAL = 3
+COMMON_NUMBERS = frozenset(["0", "1", "2", "-1", "0.0", "1.0", "10", "100"])
+
+_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-7]{1,3}|.)")
+_QUOTES = "\"'`"
+
+
+def _literal_text(value: str) -> str:
+    """A string literal's words as written, without quotes, escapes and outer spaces."""
+    return " ".join(_ESCAPE.sub(" ", value.strip(_QUOTES)).split())
+
+
+def code_lexicon(text: str, filename: str | None = None, language: str | None = None) -> Lexicon:
+    """The literals and names of ``text`` (one pass of the lexer)."""
+    literals: list[int] = []
+    names: list[int] = []
+    string: list[str] = []  # the parts of the string literal being read
+
+    def end_string() -> None:
+        words = _literal_text("".join(string))
+        if len(words) >= MIN_LITERAL:
+            literals.append(_symbol("S" + words))
+        string.clear()
+
+    for _, ttype, value in lexer_for(filename, language).get_tokens_unprocessed(text):
+        if ttype in String and ttype not in String.Doc:
+            string.append(value)
+            continue
+        if string:
+            end_string()
+        if ttype in Literal.Number:
+            number = value.strip().lower()
+            if number not in COMMON_NUMBERS:
+                literals.append(_symbol("0" + number))
+        elif ttype in Name and ttype not in Name.Builtin:
+            names.append(_symbol("N" + value.strip()))
+    if string:
+        end_string()
+    return Lexicon(np.array(literals, dtype=np.uint64), np.array(names, dtype=np.uint64))

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from doublet.engine.code import Lexicon
 from doublet.engine.fingerprints import Fingerprints, fingerprint
 from doublet.engine.modes import Mode
 from doublet.engine.quotes import quoted_mask
+from doublet.engine.sentences import Sentences
+from doublet.engine.sentences import split as split_sentences
 from doublet.engine.units import Units
 
 
@@ -25,6 +28,8 @@ class Document:
     _units: Units | None = field(default=None, repr=False)
     _fingerprints: Fingerprints | None = field(default=None, repr=False)
     _unit_count: int | None = field(default=None, repr=False)
+    _sentences: Sentences | None = field(default=None, repr=False)
+    _lexicon: Lexicon | None = field(default=None, repr=False)
 
     @property
     def units(self) -> Units:
@@ -47,13 +52,29 @@ class Document:
             self._fingerprints = fingerprint(self.units, self.mode, skip)
         return self._fingerprints
 
+    @property
+    def sentences(self) -> Sentences:
+        """The text's sentences as content terms, for the paraphrase stage."""
+        if self._sentences is None:
+            self._sentences = split_sentences(self.text)
+        return self._sentences
+
+    @property
+    def lexicon(self) -> Lexicon:
+        """Literals and names (code), for judging how alike two programs are as a whole."""
+        if self._lexicon is None:
+            self._lexicon = self.mode.lexicon(self.text, self.name)
+        return self._lexicon
+
     def use_fingerprints(self, fingerprints: Fingerprints) -> None:
         """Take fingerprints computed earlier from this same text and mode."""
         self._fingerprints = fingerprints
 
     def forget(self) -> None:
-        """Drop the units (the bulky part); fingerprints stay for the index."""
+        """Drop the units, sentences and lexicon; fingerprints stay for the index."""
         self._units = None
+        self._sentences = None
+        self._lexicon = None
 
     def line_of(self, offset: int) -> int:
         """1-based line number of a code-point offset."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePath
 
 from doublet.engine.chars import char_units, weigh_cjk
-from doublet.engine.code import CODE_EXTENSIONS, code_units
+from doublet.engine.code import CODE_EXTENSIONS, Lexicon, code_lexicon, code_units
 from doublet.engine.hashing import salt_of
 from doublet.engine.passages import AlignOptions
 from doublet.engine.units import Units
@@ -39,6 +39,8 @@ class Mode:
     min_score: float = 0.2  # ... and this share of it must lie in exact runs
     keep_comments: bool = False
     skip_quotations: bool = True  # text in quotation marks is cited, not copied
+    reworded: bool = True  # look for paraphrase sentence by sentence too (engine/paraphrase)
+    lexical: bool = False  # literals and names are evidence too (engine/resemblance)
 
     def __post_init__(self) -> None:
         if self.noise < 1:
@@ -104,6 +106,12 @@ class Mode:
         """Cut ``text`` into this mode's units."""
         return _NORMALIZERS[self.name](text, filename, self)
 
+    def lexicon(self, text: str, filename: str | None = None) -> Lexicon:
+        """The literals and names of ``text``, for modes that are ``lexical``."""
+        if not self.lexical:
+            raise ValueError(f"the {self.name} mode keeps no lexicon")
+        return code_lexicon(text, filename=filename)
+
 
 def _chars(text: str, filename: str | None, mode: Mode) -> Units:
     return weigh_cjk(char_units(text))
@@ -148,6 +156,8 @@ MODES: dict[str, Mode] = {
         anchor=16,
         min_seeds=3,
         skip_quotations=False,
+        reworded=False,
+        lexical=True,
     ),
 }
 

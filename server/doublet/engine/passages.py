@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 #: Share of a passage in exact runs from which it counts as a verbatim copy.
 VERBATIM_SCORE = 0.99
+#: Below this share, a passage found by comparing sentences counts as paraphrased.
+EDITED_SCORE = 0.5
 
 #: Seeds whose hash occurs this many times over in the two documents (counted as
 #: occurrences in A times occurrences in B) are repetitive filler, not evidence.
@@ -60,6 +62,7 @@ class Passage:
     score: float  # matched / (units of a + units of b): 1.0 for a verbatim copy
     longest_run: int  # the longest exact run, in units
     seeds: int  # distinct shared fingerprints inside the passage
+    reworded: bool = False  # found (or widened) by the sentence-level second stage
 
     @property
     def units(self) -> int:
@@ -68,8 +71,12 @@ class Passage:
 
     @property
     def kind(self) -> str:
-        """How it matches, in a word: verbatim when (almost) all of it is exact, else edited."""
-        return "verbatim" if self.score >= VERBATIM_SCORE else "edited"
+        """How it matches, in a word: verbatim, edited (mostly exact) or paraphrased."""
+        if self.score >= VERBATIM_SCORE:
+            return "verbatim"
+        if self.reworded and self.score < EDITED_SCORE:
+            return "paraphrased"
+        return "edited"
 
 
 @dataclass(frozen=True)

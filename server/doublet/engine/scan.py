@@ -183,14 +183,18 @@ def pairs(
     min_seeds: int | None = None,
     threshold: float = 0.0,
     progress: Callable[[Iterable], Iterable] | None = None,
+    paraphrase: str = "widen",
 ) -> list[PairResult]:
     """Every pair of indexed documents with a passage and similarity >= ``threshold``.
 
     ``load`` gives the document of a name (its text is read only for candidate
     pairs); ``progress`` wraps the loop over candidate pairs (a tqdm bar, say).
     Templates, references and groups are honoured as :class:`Role` says.
-    Results are sorted best first.
+    ``paraphrase`` says which candidate pairs the sentence stage examines (see
+    :data:`PARAPHRASE_CHOICES`). Results are sorted best first.
     """
+    if paraphrase not in PARAPHRASE_CHOICES:
+        raise ValueError(f"paraphrase must be one of {', '.join(PARAPHRASE_CHOICES)}")
     if len(index) < 2:
         return []
     limit = default_max_docs(len(index)) if max_docs is None else max_docs
@@ -220,11 +224,30 @@ def pairs(
             continue
         doc_a, doc_b = load(a.name), load(b.name)
         fingerprints = (fingerprints_of(a.name), fingerprints_of(b.name))
-        result = compare(doc_a, doc_b, fingerprints=fingerprints)
+        result = compare_candidate(doc_a, doc_b, fingerprints, paraphrase)
         if result.passages and result.similarity >= threshold:
             results.append(result)
-    results.sort(key=lambda r: (-r.similarity, -r.longest, r.a.name, r.b.name))
+    results.sort(key=lambda r: (-r.resemblance.score, -r.longest, r.a.name, r.b.name))
     return results
+
+
+#: Which candidate pairs the sentence stage (engine/paraphrase) examines, in a
+#: scan and in the editor:
+#: ``widen``: pairs that share a copied passage, to widen it over its reworded
+#: surroundings (the default: a scan then costs little more than fingerprints);
+#: ``all``: every candidate pair — finds pairs that share only paraphrase, at two
+#: to three times the cost of a scan and a few milliseconds per candidate in the
+#: editor;
+#: ``off``: fingerprints only.
+PARAPHRASE_CHOICES = ("widen", "all", "off")
+
+
+def compare_candidate(
+    a: Document, b: Document, fingerprints: tuple[Fingerprints, Fingerprints], paraphrase: str
+) -> PairResult:
+    """``compare`` for a candidate pair, the sentence stage run as ``paraphrase`` says."""
+    reworded = {"all": None, "widen": "widen", "off": False}[paraphrase]
+    return compare(a, b, fingerprints=fingerprints, reworded=reworded)
 
 
 def _may_match(a: Role, b: Role) -> bool:
@@ -253,6 +276,7 @@ def scan(
     min_seeds: int | None = None,
     threshold: float = 0.0,
     progress: Callable[[Iterable], Iterable] | None = None,
+    paraphrase: str = "widen",
 ) -> list[PairResult]:
     """Every pair of ``documents`` with a passage and similarity >= ``threshold``, best first."""
     index = Index()
@@ -270,6 +294,7 @@ def scan(
             min_seeds=min_seeds,
             threshold=threshold,
             progress=progress,
+            paraphrase=paraphrase,
         )
     finally:
         cache.release_all()

@@ -37,9 +37,23 @@ def word_boundaries(chars: Units) -> np.ndarray:
 
 def word_units(text: str) -> Units:
     """One unit per word, spanning the word in the original text."""
+    return _words(char_units(text))[0]
+
+
+def words_and_chars(text: str) -> tuple[Units, Units, np.ndarray]:
+    """Word units, the character units they are made of, and each word's first character.
+
+    For callers that need a word's folded letters (``chars.symbols`` from
+    ``first[i]`` to ``first[i + 1]``) as well as its symbol.
+    """
     chars = char_units(text)
+    words, first = _words(chars)
+    return words, chars, first
+
+
+def _words(chars: Units) -> tuple[Units, np.ndarray]:
     if len(chars) == 0:
-        return Units.empty(chars.text_length)
+        return Units.empty(chars.text_length), np.zeros(0, dtype=np.int64)
     first = word_boundaries(chars)
     lengths = np.diff(np.append(first, len(chars)))
     word_of_char = np.repeat(np.arange(first.shape[0]), lengths)
@@ -48,7 +62,8 @@ def word_units(text: str) -> Units:
         keyed = mix64(chars.symbols ^ (place.astype(np.uint64) << np.uint64(40)))
         symbols = mix64(np.add.reduceat(keyed, first) + lengths.astype(np.uint64))
     last = first + lengths - 1
-    return Units(symbols, chars.starts[first], chars.ends[last], chars.text_length)
+    words = Units(symbols, chars.starts[first], chars.ends[last], chars.text_length)
+    return words, first
 
 
 def word_strings(text: str) -> list[str]:

@@ -22,6 +22,7 @@ KEYS: dict[str, tuple[str, ...]] = {
     "minLength": ("prose", "min_length"),
     "minSimilarity": ("min_similarity",),
     "severity": ("severity",),
+    "paraphrase": ("paraphrase",),
     "include": ("include",),
     "exclude": ("exclude",),
     "maxFileSize": ("max_file_size",),

@@ -1,0 +1,355 @@
+"""The second stage: aligning reworded passages sentence by sentence.
+
+Fingerprints find what survives as runs of characters; a passage that was
+paraphrased, shuffled, translated back and forth or summarised keeps its
+content words instead. Following the approach of Sanchez-Perez, Sidorov and
+Gelbukh (PAN 2014) — seeding, extension, filtering — written afresh:
+
+1. *Seeds.* Every pair of sentences (one per document) whose tf-isf vectors
+   have a cosine above 0.33 and whose term sets have a Dice coefficient above
+   0.33. Term weights come from the two documents' own sentences.
+2. *Extension.* Seeds are clustered: sorted by sentence in A, cut where two
+   neighbours are more than ``max_gap`` sentences apart; then the same in B;
+   repeated until stable. A cluster becomes a fragment (first to last sentence
+   on each side) if the two sides, taken whole, still have a cosine of at
+   least 0.34; if not, the cluster is tried again with a smaller gap.
+3. *Filtering.* Fragments shorter than ``min_length`` characters, or built on
+   a single pair of sentences that are only loosely alike, are dropped; where
+   fragments overlap in A, the more similar one stays.
+
+Only pairs already found by the fingerprint index get here, so its cost (a
+few milliseconds a pair) is paid where it can matter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from doublet.engine.passages import Passage, Side
+from doublet.engine.sentences import Sentences
+from doublet.engine.units import Units
+
+SEED_COSINE = 0.33
+SEED_DICE = 0.33
+VALID_COSINE = 0.34
+MAX_GAP = 4  # sentences
+MIN_LENGTH = 150  # characters on each side
+SINGLE_SEED_COSINE = 0.5  # a fragment of one sentence pair must be this alike
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """Reworded text: ``a`` and ``b`` are code-point ranges; ``similarity`` a cosine."""
+
+    a_start: int
+    a_end: int
+    b_start: int
+    b_end: int
+    similarity: float
+    seeds: int
+
+
+@dataclass(frozen=True)
+class _Weights:
+    """tf-isf weights of one document's sentences, as cells (sentence, term, weight).
+
+    Cells are sorted by sentence, so a stretch of sentences is a slice of them.
+    Terms are numbered over both documents' vocabulary (``width`` terms).
+    """
+
+    rows: np.ndarray
+    terms: np.ndarray
+    weights: np.ndarray
+    norms: np.ndarray  # per sentence, over all its terms
+    sizes: np.ndarray  # distinct terms per sentence
+    width: int
+
+    def span(self, first: int, last: int) -> np.ndarray:
+        """The summed vector of sentences ``first`` to ``last``, over the vocabulary."""
+        lo, hi = np.searchsorted(self.rows, [first, last + 1])
+        return np.bincount(self.terms[lo:hi], weights=self.weights[lo:hi], minlength=self.width)
+
+
+def _weights(sa: Sentences, sb: Sentences) -> tuple[_Weights, _Weights]:
+    """tf-isf weights of both documents' sentences; isf counts sentences of both."""
+    n = len(sa) + len(sb)
+    ids = np.concatenate([sa.term_ids, sb.term_ids])
+    rows = np.concatenate([sa.owners, sb.owners + len(sa)])
+    vocabulary, terms = np.unique(ids, return_inverse=True)
+    width = max(vocabulary.shape[0], 1)
+    cells, counts = np.unique(rows * width + terms, return_counts=True)  # sorted by sentence
+    cell_rows, cell_terms = cells // width, cells % width
+    frequency = np.bincount(cell_terms, minlength=width)  # sentences holding each term
+    weights = counts * np.log(n / frequency[cell_terms])
+    norms = np.sqrt(np.bincount(cell_rows, weights=weights**2, minlength=n))
+    sizes = np.bincount(cell_rows, minlength=n)
+    split = int(np.searchsorted(cell_rows, len(sa)))
+
+    def side(cut: slice, offset: int, count: int) -> _Weights:
+        return _Weights(
+            cell_rows[cut] - offset,
+            cell_terms[cut],
+            weights[cut],
+            norms[offset : offset + count],
+            sizes[offset : offset + count],
+            width,
+        )
+
+    return side(slice(0, split), 0, len(sa)), side(slice(split, None), len(sa), len(sb))
+
+
+def _sentence_pairs(wa: _Weights, wb: _Weights) -> tuple[np.ndarray, np.ndarray]:
+    """Dot products and counts of shared terms of every sentence pair (A rows, B columns).
+
+    A join on terms: each term pairs every sentence of A holding it with every
+    sentence of B holding it, so the work follows the shared terms, not the
+    size of the two vocabularies.
+    """
+    order_a, order_b = np.argsort(wa.terms, kind="stable"), np.argsort(wb.terms, kind="stable")
+    ta, tb = wa.terms[order_a], wb.terms[order_b]
+    count_b = np.bincount(tb, minlength=wa.width)
+    start_b = np.concatenate([[0], np.cumsum(count_b)[:-1]])
+    # every (cell of A, cell of B) with the same term
+    per_cell = count_b[ta]  # B cells each A cell meets
+    left = np.repeat(np.arange(ta.shape[0]), per_cell)
+    first_b = np.repeat(start_b[ta], per_cell)
+    step = np.arange(left.shape[0]) - np.repeat(np.cumsum(per_cell) - per_cell, per_cell)
+    right = first_b + step
+    cells_a, cells_b = order_a[left], order_b[right]
+    shape = (wa.norms.shape[0], wb.norms.shape[0])
+    pair = wa.rows[cells_a] * shape[1] + wb.rows[cells_b]
+    size = shape[0] * shape[1]
+    dots = np.bincount(pair, weights=wa.weights[cells_a] * wb.weights[cells_b], minlength=size)
+    common = np.bincount(pair, minlength=size)
+    return dots.reshape(shape), common.reshape(shape)
+
+
+def _split(group: np.ndarray, side: int, gap: int) -> list[np.ndarray]:
+    ordered = group[np.argsort(group[:, side], kind="stable")]
+    cuts = np.flatnonzero(np.diff(ordered[:, side]) > gap) + 1
+    return np.split(ordered, cuts)
+
+
+def _order(cluster: np.ndarray) -> float:
+    """How far the seeds keep one order in A and B: 1 in step, 0 unrelated, -1 reversed."""
+    if cluster.shape[0] < 3:
+        return 1.0
+    da = np.sign(cluster[:, 0][:, None] - cluster[:, 0][None, :])
+    db = np.sign(cluster[:, 1][:, None] - cluster[:, 1][None, :])
+    votes = da * db
+    counted = np.count_nonzero(votes)
+    return float(votes.sum() / counted) if counted else 1.0
+
+
+def _clusters(seeds: np.ndarray, gap: int) -> list[np.ndarray]:
+    """Seeds (rows of A sentence, B sentence, ...) grouped until no group splits in A or B."""
+    done, todo = [], [seeds]
+    while todo:
+        group = todo.pop()
+        for side in (0, 1):
+            parts = _split(group, side, gap)
+            if len(parts) > 1:
+                todo.extend(parts)
+                break
+        else:
+            done.append(group)
+    return done
+
+
+#: When nothing is found, a summary is looked for: a short stretch of A whose
+#: sentences each echo sentences spread far apart in a longer stretch of B, in
+#: the same order (two chapters about the same people echo each other in no order).
+SUMMARY_MAX_GAP = 24
+SUMMARY_COSINE = 0.3
+SUMMARY_ORDER = 0.4
+
+
+def align_sentences(sa: Sentences, sb: Sentences) -> list[Fragment]:
+    """Reworded passages shared by two documents, as fragments (no overlaps in A).
+
+    If the usual gap finds nothing, a wider one looks for a summary: kept only
+    where B's side is at least SUMMARY_SPREAD times as long as A's.
+    """
+    seeded = _seeds(sa, sb)
+    if seeded is None:
+        return []
+    found = _fragments(*seeded, sa, sb, max_gap=MAX_GAP, valid=VALID_COSINE)
+    if found:
+        return found
+    wide = _fragments(
+        *seeded, sa, sb, max_gap=SUMMARY_MAX_GAP, valid=SUMMARY_COSINE, min_order=SUMMARY_ORDER
+    )
+    return [f for f in wide if (f.b_end - f.b_start) >= SUMMARY_SPREAD * (f.a_end - f.a_start)]
+
+
+def _seeds(sa: Sentences, sb: Sentences) -> tuple[_Weights, _Weights, np.ndarray] | None:
+    """Both documents' weights and the seeds: rows of (sentence in A, sentence in B, cosine)."""
+    if not len(sa) or not len(sb):
+        return None
+    wa, wb = _weights(sa, sb)
+    dots, common = _sentence_pairs(wa, wb)
+    cosine = dots / np.maximum(np.outer(wa.norms, wb.norms), 1e-12)
+    dice = 2 * common / np.maximum(wa.sizes[:, None] + wb.sizes[None, :], 1)
+    seeds = np.argwhere((cosine > SEED_COSINE) & (dice > SEED_DICE))
+    if not seeds.shape[0]:
+        return None
+    return wa, wb, np.column_stack([seeds, cosine[seeds[:, 0], seeds[:, 1]]])
+
+
+def _fragments(
+    wa: _Weights,
+    wb: _Weights,
+    seeds: np.ndarray,
+    sa: Sentences,
+    sb: Sentences,
+    *,
+    max_gap: int,
+    valid: float,
+    min_order: float = -1.0,
+    min_length: int = MIN_LENGTH,
+) -> list[Fragment]:
+    """Seeds extended into fragments (clustered, validated) and filtered."""
+    found: list[Fragment] = []
+
+    def extend(group: np.ndarray, gap: int) -> None:
+        for cluster in _clusters(group, gap):
+            if cluster.shape[0] == 1:
+                a0 = a1 = int(cluster[0, 0])
+                b0 = b1 = int(cluster[0, 1])
+                similarity = float(cluster[0, 2])  # one sentence pair: its seed's cosine
+            else:
+                a0, b0 = (int(x) for x in cluster[:, :2].min(axis=0))
+                a1, b1 = (int(x) for x in cluster[:, :2].max(axis=0))
+                span_a, span_b = wa.span(a0, a1), wb.span(b0, b1)
+                norm = float(np.linalg.norm(span_a) * np.linalg.norm(span_b))
+                similarity = float(span_a @ span_b) / norm if norm else 0.0
+            if similarity >= valid and (min_order <= -1 or _order(cluster) >= min_order):
+                found.append(
+                    Fragment(
+                        int(sa.starts[a0]),
+                        int(sa.ends[a1]),
+                        int(sb.starts[b0]),
+                        int(sb.ends[b1]),
+                        similarity,
+                        int(cluster.shape[0]),
+                    )
+                )
+            elif gap > 0 and cluster.shape[0] > 1:
+                extend(cluster, gap - 1)
+
+    extend(seeds, max_gap)
+    kept: list[Fragment] = []
+    for fragment in sorted(found, key=lambda f: -f.similarity):
+        if fragment.a_end - fragment.a_start < min_length:
+            continue
+        if fragment.b_end - fragment.b_start < min_length:
+            continue
+        if fragment.seeds == 1 and fragment.similarity < SINGLE_SEED_COSINE:
+            continue
+        if all(fragment.a_end <= k.a_start or k.a_end <= fragment.a_start for k in kept):
+            kept.append(fragment)
+    return sorted(kept, key=lambda f: f.a_start)
+
+
+#: A fingerprint passage this exact says where a reuse lies better than sentences can.
+PRECISE_SCORE = 0.98
+#: Passages at most this far apart in A (characters) whose B sides spread over at
+#: least SUMMARY_SPREAD times their length in A are one summary of a longer text.
+SUMMARY_GAP = 300
+SUMMARY_SPREAD = 2.0
+
+
+def _overlap(x0: int, x1: int, y0: int, y1: int) -> bool:
+    return x0 < y1 and y0 < x1
+
+
+def _side(units: Units, start: int, end: int) -> Side | None:
+    first = int(np.searchsorted(units.starts, start, side="left"))
+    stop = int(np.searchsorted(units.starts, end, side="left"))
+    if stop <= first:
+        return None
+    return Side(int(units.starts[first]), int(units.ends[stop - 1]), first, stop)
+
+
+def _joined(parts: list[Passage], a: Side, b: Side) -> Passage:
+    """One reworded passage over ``a`` and ``b``, keeping what the parts matched exactly."""
+    matched = sum(p.matched for p in parts)
+    score = matched / max(a.units + b.units, 1)
+    return Passage(
+        a,
+        b,
+        matched,
+        round(min(score, 1.0), 4),
+        max((p.longest_run for p in parts), default=0),
+        sum(p.seeds for p in parts),
+        reworded=True,
+    )
+
+
+def with_reworded(
+    passages: list[Passage],
+    fragments: list[Fragment],
+    ua: Units,
+    ub: Units,
+    min_length: int = 1,
+) -> list[Passage]:
+    """Fingerprint passages and sentence fragments as one list of passages.
+
+    A fragment overlapping a (nearly) verbatim passage adds nothing; one
+    overlapping looser passages widens them into one; one alone is a passage of
+    its own. Then passages that together summarise a longer stretch of B join.
+    Reworded passages shorter than ``min_length`` units on either side are dropped.
+    """
+    result: list[Passage] = []
+    absorbed: set[int] = set()
+    for fragment in fragments:
+        near = [
+            i
+            for i, p in enumerate(passages)
+            if _overlap(fragment.a_start, fragment.a_end, p.a.start, p.a.end)
+            and _overlap(fragment.b_start, fragment.b_end, p.b.start, p.b.end)
+        ]
+        if any(passages[i].score >= PRECISE_SCORE for i in near):
+            continue
+        if any(
+            p.score >= PRECISE_SCORE
+            and 2 * (min(p.a.end, fragment.a_end) - max(p.a.start, fragment.a_start))
+            > fragment.a_end - fragment.a_start
+            for p in passages
+        ):
+            continue  # this stretch of A is already matched exactly, elsewhere in B
+        a_start = min([fragment.a_start, *(passages[i].a.start for i in near)])
+        a_end = max([fragment.a_end, *(passages[i].a.end for i in near)])
+        b_start = min([fragment.b_start, *(passages[i].b.start for i in near)])
+        b_end = max([fragment.b_end, *(passages[i].b.end for i in near)])
+        side_a, side_b = _side(ua, a_start, a_end), _side(ub, b_start, b_end)
+        if side_a is None or side_b is None or min(side_a.units, side_b.units) < min_length:
+            continue
+        absorbed.update(near)
+        result.append(_joined([passages[i] for i in near], side_a, side_b))
+    result.extend(p for i, p in enumerate(passages) if i not in absorbed)
+    return _summaries(sorted(result, key=lambda p: (p.a.start, p.b.start)), ua, ub)
+
+
+def _summaries(passages: list[Passage], ua: Units, ub: Units) -> list[Passage]:
+    if len(passages) < 2:
+        return passages
+    groups: list[list[Passage]] = [[passages[0]]]
+    for passage in passages[1:]:
+        if passage.a.start - max(p.a.end for p in groups[-1]) <= SUMMARY_GAP:
+            groups[-1].append(passage)
+        else:
+            groups.append([passage])
+    result: list[Passage] = []
+    for group in groups:
+        a_start, a_end = min(p.a.start for p in group), max(p.a.end for p in group)
+        b_start, b_end = min(p.b.start for p in group), max(p.b.end for p in group)
+        if len(group) > 1 and (b_end - b_start) >= SUMMARY_SPREAD * (a_end - a_start):
+            side_a, side_b = _side(ua, a_start, a_end), _side(ub, b_start, b_end)
+            if side_a is not None and side_b is not None:
+                result.append(_joined(group, side_a, side_b))
+                continue
+        result.extend(group)
+    return result

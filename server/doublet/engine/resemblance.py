@@ -1,0 +1,78 @@
+"""One number for how alike two programs are, from three kinds of evidence.
+
+Passages say where code was copied, and their coverage (the pair's
+similarity) is the evidence of *structure*: the same statements in the same
+order, whatever the names. But a copier who moves methods about, swaps a
+``for`` for a ``while`` and flips conditions breaks the structure into pieces
+too short to be passages, while two students solving a small exercise
+independently often write the same structure. What such a copier rarely
+changes is what the program *says*: its messages and constants. And a copier
+who did not rename keeps the names. So, for code:
+
+- ``structure``: the pair's similarity (units covered by passages);
+- ``literals``: cosine of the two programs' string and number literals;
+- ``names``: Jaccard of their identifiers (as multisets).
+
+``score`` is the strongest of the three plus a tenth of their mean (so that,
+of two pairs equally strong on one kind of evidence, the one with more of
+the other kinds ranks first), scaled back into [0, 1]. For prose the score is
+the similarity: there, the sentence stage already finds reworded text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from doublet.engine.comparison import PairResult
+
+#: Weight of the mean of the three kinds of evidence beside the strongest one.
+SUPPORT = 0.1
+
+
+@dataclass(frozen=True)
+class Resemblance:
+    """A pair's evidence and the score made of it (all in [0, 1])."""
+
+    structure: float
+    literals: float
+    names: float
+    score: float
+
+
+def resemblance(result: PairResult) -> Resemblance:
+    """How alike the pair's two documents are over all the evidence their mode has."""
+    structure = result.similarity
+    if not result.a.mode.lexical:
+        return Resemblance(structure, 0.0, 0.0, structure)
+    la, lb = result.a.lexicon, result.b.lexicon
+    literals = _cosine(la.literals, lb.literals)
+    names = _jaccard(la.names, lb.names)
+    evidence = (structure, literals, names)
+    score = (max(evidence) + SUPPORT * sum(evidence) / 3) / (1 + SUPPORT)
+    return Resemblance(structure, literals, names, score)
+
+
+def _counts(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How often each distinct value of ``a`` or ``b`` occurs in each."""
+    values, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
+    ca = np.bincount(inverse[: a.shape[0]], minlength=values.shape[0])
+    cb = np.bincount(inverse[a.shape[0] :], minlength=values.shape[0])
+    return ca.astype(np.float64), cb.astype(np.float64)
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    if not a.shape[0] or not b.shape[0]:
+        return 0.0
+    ca, cb = _counts(a, b)
+    return float(ca @ cb / (np.linalg.norm(ca) * np.linalg.norm(cb)))
+
+
+def _jaccard(a: np.ndarray, b: np.ndarray) -> float:
+    if not a.shape[0] or not b.shape[0]:
+        return 0.0
+    ca, cb = _counts(a, b)
+    return float(np.minimum(ca, cb).sum() / np.maximum(ca, cb).sum())

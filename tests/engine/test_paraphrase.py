@@ -1,0 +1,209 @@
+"""The sentence stage: reworded passages found, widened and named; unrelated text left alone."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from doublet.engine.comparison import compare
+from doublet.engine.document import Document
+from doublet.engine.modes import MODES
+from doublet.engine.paraphrase import _order, align_sentences
+from doublet.engine.sentences import split, split_spans
+
+PROSE = MODES["prose"]
+CLOUGH = Path(__file__).parent.parent / "data" / "clough-stevenson"
+
+ORIGINAL = (
+    "The printing press spread across Europe within a few decades of its invention. "
+    "Cheap books allowed ideas to travel faster than scholars could, and universities "
+    "lost their monopoly on learning. Reformers used pamphlets to reach ordinary readers, "
+    "while governments soon tried to license printers and censor what they published. "
+    "By the end of the century, millions of volumes had been printed in dozens of languages."
+)
+REWORDED = (
+    "Within a few decades of being invented, the printing press had spread over all of "
+    "Europe. As books grew cheap, ideas moved faster than the scholars themselves, and "
+    "universities no longer held a monopoly over learning. Reformers handed out pamphlets "
+    "aimed at ordinary people; governments quickly tried licensing printers and censoring "
+    "whatever they printed. When the century closed, millions of printed volumes existed in "
+    "dozens of tongues."
+)
+UNRELATED = (
+    "Honeybees communicate the location of flowers through a waggle dance performed on "
+    "the comb. The angle of the dance encodes direction relative to the sun, and its "
+    "length encodes distance. Foragers returning with rich nectar dance longer, recruiting "
+    "more workers to the best patches, so the colony allocates effort without any leader."
+)
+
+
+def prose(name: str, text: str) -> Document:
+    return Document(name, text, PROSE)
+
+
+def clough(name: str) -> Document:
+    return prose(name, (CLOUGH / name).read_text(encoding="utf-8", errors="replace"))
+
+
+def clough_answers() -> list[tuple[str, str, str]]:
+    """(answer file, its original, category) for every answer of the corpus."""
+    with open(CLOUGH / "file_information.csv", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    return [(r["File"], f"orig_task{r['Task']}.txt", r["Category"]) for r in rows]
+
+
+def test_a_paraphrase_with_no_copied_run_is_found_and_named() -> None:
+    copied = compare(prose("a", REWORDED), prose("b", ORIGINAL), reworded=False)
+    assert copied.passages == []
+    result = compare(prose("a", REWORDED), prose("b", ORIGINAL))
+    assert len(result.passages) == 1
+    passage = result.passages[0]
+    assert passage.reworded and passage.kind == "paraphrased"
+    assert result.a_coverage > 0.9 and result.b_coverage > 0.9
+
+
+def test_unrelated_text_on_another_topic_is_not_reported() -> None:
+    assert compare(prose("a", UNRELATED), prose("b", ORIGINAL)).passages == []
+
+
+def test_code_is_not_compared_sentence_by_sentence() -> None:
+    code = MODES["code"]
+    a = Document("a.py", "# " + REWORDED + "\nx = 1\n", code)
+    b = Document("b.py", "# " + ORIGINAL + "\ny = 2\n", code)
+    assert not code.reworded
+    assert all(not p.reworded for p in compare(a, b, reworded=None).passages)
+
+
+def test_a_heavy_revision_is_widened_over_its_reworded_sentences() -> None:
+    answer, original = clough("g0pB_taske.txt"), clough("orig_taske.txt")
+    copied = compare(answer, original, reworded=False)
+    full = compare(answer, original)
+    assert copied.a_coverage < 0.75
+    assert full.a_coverage > 0.95
+    assert [p.kind for p in full.passages] == ["paraphrased"]
+
+
+def test_a_verbatim_copy_stays_verbatim() -> None:
+    answer, original = clough("g0pE_taska.txt"), clough("orig_taska.txt")  # a light revision
+    full = compare(answer, original)
+    assert [p.kind for p in full.passages] == ["verbatim"]
+    assert full.passages == compare(answer, original, reworded=False).passages
+
+
+@pytest.fixture(scope="module")
+def clough_results() -> list[tuple[str, float, float, list[str]]]:
+    """(category, coverage by fingerprints, coverage with sentences, kinds) per answer."""
+    results = []
+    for answer, original, category in clough_answers():
+        a, b = clough(answer), clough(original)
+        copied, full = compare(a, b, reworded=False), compare(a, b)
+        results.append(
+            (category, copied.a_coverage, full.a_coverage, [p.kind for p in full.passages])
+        )
+    return results
+
+
+def test_the_sentence_stage_never_loses_what_fingerprints_found(clough_results) -> None:
+    for category, copied, full, _ in clough_results:
+        assert full >= copied - 1e-9, category
+
+
+def test_coverage_ranks_heavy_revisions_above_independent_answers(clough_results) -> None:
+    def mean(category: str, column: int) -> float:
+        return float(np.mean([r[column] for r in clough_results if r[0] == category]))
+
+    assert mean("light", 2) > mean("heavy", 2) > 0.5 > 0.05 > mean("non", 2)
+    assert mean("heavy", 2) > mean("heavy", 1) + 0.1  # what the sentence stage adds
+    reported = [r for r in clough_results if r[0] == "non" and r[2] > 0]
+    assert len(reported) <= 2  # of 38 answers written on the same topics
+
+
+def test_revisions_are_named_by_how_much_was_reworded(clough_results) -> None:
+    kinds = {c: [k for r in clough_results if r[0] == c for k in r[3]] for c in ("cut", "heavy")}
+    share = {c: kinds[c].count("paraphrased") / len(kinds[c]) for c in kinds}
+    assert share["heavy"] > 0.5 > share["cut"]
+
+
+def test_order_of_seeds() -> None:
+    in_step = np.array([[0, 0], [1, 3], [2, 5], [4, 9]])
+    assert _order(in_step) == 1.0
+    assert _order(in_step[:, ::-1] * np.array([1, -1])) == -1.0
+    assert _order(np.array([[0, 5], [1, 9]])) == 1.0  # too few to tell
+
+
+def test_fragments_lie_inside_sentences_and_do_not_overlap_in_a() -> None:
+    fragments = align_sentences(split(REWORDED + " " + UNRELATED), split(ORIGINAL))
+    assert fragments
+    text = REWORDED + " " + UNRELATED
+    for f in fragments:
+        assert 0 <= f.a_start < f.a_end <= len(REWORDED) < len(text)
+        assert 0 <= f.b_start < f.b_end <= len(ORIGINAL)
+    for x, y in itertools.pairwise(fragments):
+        assert x.a_end <= y.a_start
+
+
+SENTENCES = [s.strip() + "." for s in (ORIGINAL + " " + UNRELATED).split(".") if s.strip()]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, len(SENTENCES) - 1), min_size=1, max_size=12),
+    st.lists(st.integers(0, len(SENTENCES) - 1), min_size=1, max_size=12),
+    st.integers(0, 2**32 - 1),
+)
+def test_full_comparison_keeps_passages_in_bounds_and_coverage(
+    picks_a: list[int], picks_b: list[int], salt: int
+) -> None:
+    """Documents of shuffled, partly reworded sentences: passages valid, coverage kept."""
+    rng = random.Random(salt)
+
+    def reword(sentence: str) -> str:
+        words = sentence.rstrip(".").split()
+        rng.shuffle(words)
+        return " ".join(words) + "."
+
+    a = prose("a", " ".join(SENTENCES[i] for i in picks_a))
+    b = prose("b", " ".join(reword(SENTENCES[i]) for i in picks_b))
+    copied, full = compare(a, b, reworded=False), compare(a, b)
+    assert full.a_coverage >= copied.a_coverage - 1e-9
+    assert full.b_coverage >= copied.b_coverage - 1e-9
+    for p in full.passages:
+        assert 0 <= p.a.start < p.a.end <= len(a.text)
+        assert 0 <= p.b.start < p.b.end <= len(b.text)
+        assert 0.0 <= p.score <= 1.0
+        assert p.kind in ("verbatim", "edited", "paraphrased")
+
+
+def test_widen_looks_for_reworded_text_only_around_copied_passages() -> None:
+    far = " ".join([UNRELATED] * 12)  # more than WIDEN_REACH characters of other text
+    kept = "Cheap books allowed ideas to travel faster than scholars could, and universities"
+    a = prose("a", REWORDED + " " + far + " " + kept + " lost their monopoly on learning.")
+    b = prose("b", ORIGINAL)
+    widened = compare(a, b, reworded="widen")
+    full = compare(a, b)
+    assert compare(a, b, reworded=False).passages  # the copied sentence at the end
+    # the paraphrase at the start is too far from it to be looked at, unless asked
+    assert not any(p.a.start < len(REWORDED) for p in widened.passages)
+    assert any(p.a.start < len(REWORDED) and p.kind == "paraphrased" for p in full.passages)
+    # no copied passage: nothing to widen
+    assert compare(prose("a", REWORDED), b, reworded="widen").passages == []
+
+
+def test_split_spans_keeps_offsets_of_the_whole_text() -> None:
+    text = ORIGINAL + " " + UNRELATED
+    start = len(ORIGINAL) + 1
+    part = split_spans(text, [(0, 100), (start, len(text))])
+    whole = split(text)
+    tail, whole_tail = part.starts >= start, whole.starts >= start
+    assert part.starts[tail].tolist() == whole.starts[whole_tail].tolist()
+    assert part.ends[tail].tolist() == whole.ends[whole_tail].tolist()
+    assert part.ends[~tail].max() <= 100
+    assert np.all(np.diff(part.starts) > 0)
+    assert part.owners.max() == len(part) - 1

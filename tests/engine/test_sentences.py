@@ -1,0 +1,115 @@
+"""Sentences as bags of content words: spans, stems, stop words, CJK, boilerplate."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from doublet.engine.sentences import MIN_TERMS, split, stem, term_id, terms, word_terms
+
+
+def test_inflections_share_a_term_and_stop_words_have_none() -> None:
+    assert terms("The students were copying answers") == terms("a student copies the answer")
+    assert terms("the of and is it was") == []
+    assert stem("running") == stem("runs") == "run"
+
+
+def test_numbers_and_single_letters_are_not_terms() -> None:
+    assert terms("In 1999 x y z") == []
+
+
+def test_folding_applies_before_stemming() -> None:
+    assert terms("NAÏVE Résumés") == terms("naive resumes")
+
+
+def test_each_cjk_character_is_a_term() -> None:
+    found = terms("剽窃检测")
+    assert len(found) == 4
+    assert found == [term_id(c) for c in "剽窃检测"]
+
+
+def test_word_terms_point_at_the_words_in_the_original_text() -> None:
+    text = "  Copying, Paraphrasing;\nand  SUMMARISING."
+    at, ids = word_terms(text)
+    words = [text[i : i + 7].lower() for i in at.tolist()]
+    assert words == ["copying", "paraphr", "summari"]
+    assert ids.tolist() == terms("copy paraphrase summarising")
+
+
+def test_sentences_are_cut_at_their_ends_and_trimmed() -> None:
+    first = "Plagiarism detection compares documents against each other."
+    second = "Fingerprints find copied runs of characters quickly!"
+    third = "Sentences find reworded passages that keep their content words?"
+    text = f"  {first}  {second}\n{third}  "
+    sentences = split(text)
+    spans = [text[a:b] for a, b in zip(sentences.starts, sentences.ends, strict=True)]
+    assert spans == [first, second, third]
+    for i, span in enumerate(spans):
+        assert sorted(sentences.terms_of(i).tolist()) == sorted(terms(span))
+
+
+def test_a_blank_line_ends_a_sentence_without_a_full_stop() -> None:
+    text = "A heading about plagiarism detection methods\n\nThe body explains winnowing of hashes."
+    sentences = split(text)
+    assert len(sentences) == 2
+    assert text[sentences.starts[1] : sentences.ends[1]].startswith("The body")
+
+
+def test_short_sentences_join_the_next_one() -> None:
+    text = "Yes. Indeed. The committee approved the proposal after a long debate."
+    sentences = split(text)
+    assert len(sentences) == 1
+    assert (sentences.starts[0], sentences.ends[0]) == (0, len(text))
+
+
+def test_a_short_last_sentence_joins_the_one_before() -> None:
+    text = "The committee approved the proposal after a long debate. Good."
+    sentences = split(text)
+    assert len(sentences) == 1
+    assert sentences.ends[0] == len(text)
+
+
+def test_without_empties_the_sentences_holding_the_offsets() -> None:
+    text = (
+        "Students must submit their essays online. "
+        "Plagiarism detection compares documents against each other. "
+        "Late submissions lose marks every single day."
+    )
+    sentences = split(text)
+    assert len(sentences) == 3
+    middle = text.index("detection")
+    emptied = sentences.without(np.array([middle]))
+    assert len(emptied) == 3  # spans stay, so offsets stay meaningful
+    assert emptied.terms_of(1).shape[0] == 0
+    assert emptied.terms_of(0).tolist() == sentences.terms_of(0).tolist()
+    assert emptied.terms_of(2).tolist() == sentences.terms_of(2).tolist()
+    assert sentences.without(np.zeros(0, dtype=np.int64)) is sentences
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet="abcdefghij ", min_size=1, max_size=30),
+            st.sampled_from([". ", "! ", "? ", "\n\n", "。", "  ", "Étude ", "文字"]),
+        ),
+        max_size=30,
+    ).map("".join)
+)
+def test_sentences_are_ordered_disjoint_and_own_every_content_word(text: str) -> None:
+    sentences = split(text)
+    starts, ends = sentences.starts, sentences.ends
+    assert np.all(starts < ends)
+    assert np.all(ends[:-1] <= starts[1:])
+    assert np.all((starts >= 0) & (ends <= len(text)))
+    for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
+        assert text[a:b] == text[a:b].strip()
+    at, ids = word_terms(text)
+    # every content word belongs to the sentence around it, in text order
+    assert sentences.term_ids.tolist() == ids.tolist()
+    owners = sentences.owners
+    assert np.all((starts[owners] <= at) & (at < ends[owners]))
+    # every sentence but the last has enough content words to be compared
+    counts = np.bincount(owners, minlength=len(sentences))
+    assert np.all(counts[:-1] >= MIN_TERMS)
