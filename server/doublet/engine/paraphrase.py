@@ -16,9 +16,14 @@ Gelbukh (PAN 2014) — seeding, extension, filtering — written afresh:
 3. *Filtering.* Fragments shorter than ``min_length`` characters, or built on
    a single pair of sentences that are only loosely alike, are dropped; where
    fragments overlap in A, the more similar one stays.
+4. *Summaries.* Only if nothing was found: the same with a wide gap and a
+   lower cosine, keeping clusters whose seeds run in the same order in A and
+   B, and whose B side is at least twice as long as A's.
 
-Only pairs already found by the fingerprint index get here, so its cost (a
-few milliseconds a pair) is paid where it can matter.
+``with_reworded`` then lays the fragments over the fingerprint passages.
+Only candidate pairs of the fingerprint index get here (engine/comparison
+and engine/scan say which), so its cost — a few milliseconds a pair — is paid
+where it can matter.
 """
 
 from __future__ import annotations
