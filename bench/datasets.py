@@ -125,26 +125,41 @@ def pan13(root: Path | None = None) -> Pan13:
 
 
 def _extract_pan13() -> Path:
-    """Extract the tarball into the cache unless done; safe if two runs race."""
-    target = CACHE_DIR / PAN13_DIR
-    if (target / "pairs").is_file():
-        return target
-    archive = data_dir() / PAN13_ARCHIVE
-    if not archive.is_file():
-        raise DataUnavailable(f"{archive} not found")
-    CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix="pan13-", dir=CACHE_DIR))
-    try:
+    """Extract the tarball into the cache unless done."""
+
+    def untar(archive: Path, into: Path) -> None:
         with tarfile.open(archive) as tar:
             # "data" filter: no absolute paths, links out of tree or devices.
             safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
-            tar.extractall(tmp, **safe)
-        if not (tmp / PAN13_DIR / "pairs").is_file():
-            raise DataUnavailable(f"{archive} has no {PAN13_DIR}/pairs")
+            tar.extractall(into, **safe)
+
+    return _extract_once(PAN13_ARCHIVE, PAN13_DIR, "pairs", untar)
+
+
+def _extract_once(
+    archive_name: str, top: str, marker: str, extract: Callable[[Path, Path], None]
+) -> Path:
+    """``top`` of the shared archive, extracted into the cache unless there already.
+
+    ``marker`` (a path inside ``top``) says the extraction is complete. Safe if
+    two runs race: each extracts into its own temporary folder and renames it.
+    """
+    target = CACHE_DIR / top
+    if (target / marker).exists():
+        return target
+    archive = data_dir() / archive_name
+    if not archive.is_file():
+        raise DataUnavailable(f"{archive} not found")
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f"{top}-", dir=CACHE_DIR))
+    try:
+        extract(archive, tmp)
+        if not (tmp / top / marker).exists():
+            raise DataUnavailable(f"{archive} has no {top}/{marker}")
         try:
-            (tmp / PAN13_DIR).rename(target)  # atomic: readers never see half a corpus
+            (tmp / top).rename(target)  # atomic: readers never see half a corpus
         except OSError:
-            if not (target / "pairs").is_file():
+            if not (target / marker).exists():
                 raise  # not a lost race: a real failure
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -365,25 +380,10 @@ def _decode_code(path: Path) -> str:
 
 
 def _extract_ir_plag() -> Path:
-    """Extract the zip into the cache unless done; safe if two runs race."""
-    target = CACHE_DIR / IR_PLAG_DIR
-    if (target / "case-01").is_dir():
-        return target
-    archive = data_dir() / IR_PLAG_ARCHIVE
-    if not archive.is_file():
-        raise DataUnavailable(f"{archive} not found")
-    CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix="ir-plag-", dir=CACHE_DIR))
-    try:
+    """Extract the zip into the cache unless done."""
+
+    def unzip(archive: Path, into: Path) -> None:
         with zipfile.ZipFile(archive) as zipped:
-            zipped.extractall(tmp)  # zipfile drops absolute paths and ".." itself
-        if not (tmp / IR_PLAG_DIR / "case-01").is_dir():
-            raise DataUnavailable(f"{archive} has no {IR_PLAG_DIR}/case-01")
-        try:
-            (tmp / IR_PLAG_DIR).rename(target)  # atomic: readers never see half a corpus
-        except OSError:
-            if not (target / "case-01").is_dir():
-                raise  # not a lost race: a real failure
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return target
+            zipped.extractall(into)  # zipfile drops absolute paths and ".." itself
+
+    return _extract_once(IR_PLAG_ARCHIVE, IR_PLAG_DIR, "case-01", unzip)

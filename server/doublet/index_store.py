@@ -24,7 +24,7 @@ from doublet.engine.index import Index
 
 FOLDER = ".doublet"
 FILE = "index.msgpack"
-VERSION = 2  # 2: file names stored as bytes
+VERSION = 3  # 2: file names stored as bytes; 3: code units with mirrored comparisons
 MAGIC = b"DOUBLET-INDEX\n"
 _DIGEST = 32
 

@@ -439,25 +439,19 @@ class Workspace:
     def max_docs(self) -> int:
         return self.config.boilerplate_limit(len(self.index))
 
-    def pairs(
-        self, progress: Progress | None = None, paraphrase: str | None = None
-    ) -> list[PairResult]:
-        """Every pair of documents that shares passages, best first, as configured.
-
-        ``paraphrase``: which pairs the sentence stage examines (engine/scan.py);
-        default: the configuration's.
-        """
+    def pairs(self, progress: Progress | None = None) -> list[PairResult]:
+        """Every pair of documents that shares passages, best first, as configured."""
         with self.lock:
-            return self._pairs(progress, paraphrase)
+            return self._pairs(progress)
 
-    def _pairs(self, progress: Progress | None, paraphrase: str | None) -> list[PairResult]:
+    def _pairs(self, progress: Progress | None) -> list[PairResult]:
         results = index_pairs(
             self.index,
             self.document,
             max_docs=self.max_docs(),
             threshold=self.config.min_similarity,
             progress=progress,
-            paraphrase=paraphrase or self.config.paraphrase,
+            paraphrase=self.config.paraphrase,
         )
         return [r for r in (self._unignored(r) for r in results) if r.passages]
 

@@ -207,3 +207,31 @@ def test_split_spans_keeps_offsets_of_the_whole_text() -> None:
     assert part.ends[~tail].max() <= 100
     assert np.all(np.diff(part.starts) > 0)
     assert part.owners.max() == len(part) - 1
+
+
+def test_two_quotations_side_by_side_are_not_a_summary_of_what_lies_between() -> None:
+    first, last = ORIGINAL, UNRELATED
+    filler = " ".join(
+        f"Paragraph {i} of the source talks about something else entirely, at length."
+        for i in range(80)
+    )
+    source = prose("b", first + "\n\n" + filler + "\n\n" + last)
+    essay = prose("a", "My essay quotes two parts. " + first + " " + last + " That is all.")
+    for a, b in ((essay, source), (source, essay)):
+        result = compare(a, b, reworded="widen")
+        assert [p.kind for p in result.passages] == ["verbatim", "verbatim"]
+        assert result.b_coverage < 0.5 or result.a_coverage < 0.5
+
+
+def test_a_passage_two_fragments_overlap_is_widened_once() -> None:
+    from doublet.engine.paraphrase import Fragment, with_reworded
+    from doublet.engine.passages import Passage, Side
+
+    a, b = prose("a", ORIGINAL * 3), prose("b", ORIGINAL * 3)
+    ua, ub = a.units, b.units
+    loose = Passage(Side(0, 1000, 0, 800), Side(0, 1000, 0, 800), 500, 0.3125, 40, 20)
+    fragments = [Fragment(0, 400, 0, 400, 0.6, 3), Fragment(600, 1100, 600, 1100, 0.5, 3)]
+    result = with_reworded([loose], fragments, ua, ub)
+    assert len(result) == 1
+    assert result[0].a.start == 0 and result[0].a.end > 1000  # both fragments and the passage
+    assert result[0].matched == loose.matched  # its exact runs counted once

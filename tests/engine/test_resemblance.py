@@ -193,3 +193,9 @@ def test_the_examples_renamed_copy_ranks_above_independent_solutions() -> None:
     copy = compare(original, load("text_stats.py")).resemblance.score
     for name in ("word_counter.py", "top_words_heap.py"):
         assert compare(original, load(name)).resemblance.score < 0.5 < copy
+
+
+def test_string_prefixes_are_not_part_of_a_literal() -> None:
+    plain = code_lexicon('x = "Welcome to Java"', language="python").literals
+    prefixed = code_lexicon('x = f"Welcome to Java"', language="python").literals
+    assert np.array_equal(plain, prefixed)

@@ -109,6 +109,14 @@ def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
         help="ignore text found in more than N documents as boilerplate "
         "(default: a tenth of the documents, at least 10)",
     )
+    parser.add_argument(
+        "--paraphrase",
+        choices=PARAPHRASE_CHOICES,
+        help="which pairs are searched sentence by sentence for reworded passages: "
+        "widen (pairs that share a copied passage; the default), all (every candidate "
+        "pair: also finds pairs that share only paraphrase, two to three times slower), "
+        "off (copied text only); overrides paraphrase of doublet.toml",
+    )
 
 
 def _add_progress_option(parser: argparse.ArgumentParser) -> None:
@@ -141,14 +149,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--matrix", action="store_true", help="show a similarity matrix of all documents"
     )
     scan_parser.add_argument("--format", choices=("text", "json", "csv"), default="text")
-    scan_parser.add_argument(
-        "--paraphrase",
-        choices=PARAPHRASE_CHOICES,
-        help="which pairs are searched sentence by sentence for reworded passages: "
-        "widen (pairs that share a copied passage; the default), all (every candidate "
-        "pair: also finds pairs that share only paraphrase, two to three times slower), "
-        "off (copied text only); overrides doublet.toml's paraphrase",
-    )
     scan_parser.add_argument(
         "--no-index", action="store_true", help="neither read nor write the saved index"
     )

@@ -144,7 +144,7 @@ def lexer_for(filename: str | None = None, language: str | None = None) -> Lexer
 
 #: Operators with a mirror image: ``a > b`` is ``b < a``, and every name is ``N``,
 #: so the comparisons count as one.
-MIRRORED = {">": "<", ">=": "<=", "<=": "<=", "<": "<"}
+MIRRORED = {">": "<", ">=": "<="}
 
 
 @lru_cache(maxsize=65536)
@@ -161,8 +161,7 @@ def _normal_form(ttype, value: str) -> str | None:
     if ttype in Literal:
         return "L"
     if ttype in Name.Builtin or ttype in Keyword:
-        word = value.strip()
-        return word
+        return value.strip()
     if ttype in Name:
         return "N"
     stripped = value.strip()
@@ -260,6 +259,8 @@ def code_lexicon(text: str, filename: str | None = None, language: str | None = 
         string.clear()
 
     for _, ttype, value in lexer_for(filename, language).get_tokens_unprocessed(text):
+        if ttype in String.Affix:
+            continue  # the f of f"...", the b of b"..."
         if ttype in String and ttype not in String.Doc:
             string.append(value)
             continue

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Literal
 
 import numpy as np
 
@@ -57,7 +59,7 @@ class PairResult:
         matched = sum(p.matched for p in self.passages)
         return min(matched / max(self.a_units + self.b_units, 1), 1.0)
 
-    @property
+    @cached_property
     def resemblance(self) -> Resemblance:
         """How alike the documents are as a whole (for code, more than the passages)."""
         return resemblance(self)
@@ -85,7 +87,7 @@ def compare(
     b: Document,
     options: AlignOptions | None = None,
     fingerprints: tuple[Fingerprints, Fingerprints] | None = None,
-    reworded: bool | str | None = None,
+    reworded: bool | Literal["widen"] | None = None,
 ) -> PairResult:
     """All passages shared by two documents of the same mode.
 

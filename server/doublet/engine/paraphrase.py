@@ -105,30 +105,46 @@ def _weights(sa: Sentences, sb: Sentences) -> tuple[_Weights, _Weights]:
     return side(slice(0, split), 0, len(sa)), side(slice(split, None), len(sa), len(sb))
 
 
-def _sentence_pairs(wa: _Weights, wb: _Weights) -> tuple[np.ndarray, np.ndarray]:
-    """Dot products and counts of shared terms of every sentence pair (A rows, B columns).
+#: Most (sentence of A, sentence of B) term matches the seeding join may make. A
+#: term in many sentences of both (a name on every line of two long documents)
+#: would make it quadratic; such terms are the least telling, so the most
+#: frequent are left out of seeding until the join fits.
+MAX_JOIN = 500_000
+
+
+def _sentence_pairs(wa: _Weights, wb: _Weights) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sentence pairs sharing terms: (pair ids = row of A × sentences of B + row of B,
+    dot products, counts of shared terms), one entry per pair that shares any.
 
     A join on terms: each term pairs every sentence of A holding it with every
     sentence of B holding it, so the work follows the shared terms, not the
-    size of the two vocabularies.
+    sizes of the documents.
     """
-    order_a, order_b = np.argsort(wa.terms, kind="stable"), np.argsort(wb.terms, kind="stable")
-    ta, tb = wa.terms[order_a], wb.terms[order_b]
-    count_b = np.bincount(tb, minlength=wa.width)
+    count_a = np.bincount(wa.terms, minlength=wa.width)
+    count_b = np.bincount(wb.terms, minlength=wa.width)
+    pairs_per_term = count_a * count_b
+    usable = pairs_per_term > 0
+    if pairs_per_term.sum() > MAX_JOIN:
+        by_size = np.argsort(pairs_per_term)  # rarest first
+        fits = np.cumsum(pairs_per_term[by_size]) <= MAX_JOIN
+        usable[by_size[~fits]] = False
+    keep_a, keep_b = usable[wa.terms] & (wa.weights > 0), usable[wb.terms] & (wb.weights > 0)
+    cells_a, cells_b = np.flatnonzero(keep_a), np.flatnonzero(keep_b)
+    order_a = cells_a[np.argsort(wa.terms[cells_a], kind="stable")]
+    order_b = cells_b[np.argsort(wb.terms[cells_b], kind="stable")]
+    ta = wa.terms[order_a]
+    count_b = np.bincount(wb.terms[order_b], minlength=wa.width)
     start_b = np.concatenate([[0], np.cumsum(count_b)[:-1]])
     # every (cell of A, cell of B) with the same term
     per_cell = count_b[ta]  # B cells each A cell meets
     left = np.repeat(np.arange(ta.shape[0]), per_cell)
-    first_b = np.repeat(start_b[ta], per_cell)
     step = np.arange(left.shape[0]) - np.repeat(np.cumsum(per_cell) - per_cell, per_cell)
-    right = first_b + step
-    cells_a, cells_b = order_a[left], order_b[right]
-    shape = (wa.norms.shape[0], wb.norms.shape[0])
-    pair = wa.rows[cells_a] * shape[1] + wb.rows[cells_b]
-    size = shape[0] * shape[1]
-    dots = np.bincount(pair, weights=wa.weights[cells_a] * wb.weights[cells_b], minlength=size)
-    common = np.bincount(pair, minlength=size)
-    return dots.reshape(shape), common.reshape(shape)
+    right = np.repeat(start_b[ta], per_cell) + step
+    in_a, in_b = order_a[left], order_b[right]
+    pair = wa.rows[in_a] * wb.norms.shape[0] + wb.rows[in_b]
+    ids, inverse, common = np.unique(pair, return_inverse=True, return_counts=True)
+    dots = np.bincount(inverse, weights=wa.weights[in_a] * wb.weights[in_b], minlength=len(ids))
+    return ids, dots, common
 
 
 def _split(group: np.ndarray, side: int, gap: int) -> list[np.ndarray]:
@@ -141,6 +157,8 @@ def _order(cluster: np.ndarray) -> float:
     """How far the seeds keep one order in A and B: 1 in step, 0 unrelated, -1 reversed."""
     if cluster.shape[0] < 3:
         return 1.0
+    if cluster.shape[0] > ORDER_SAMPLE:  # pairs of seeds grow with the square: sample them
+        cluster = cluster[np.linspace(0, cluster.shape[0] - 1, ORDER_SAMPLE).astype(np.int64)]
     da = np.sign(cluster[:, 0][:, None] - cluster[:, 0][None, :])
     db = np.sign(cluster[:, 1][:, None] - cluster[:, 1][None, :])
     votes = da * db
@@ -169,13 +187,14 @@ def _clusters(seeds: np.ndarray, gap: int) -> list[np.ndarray]:
 SUMMARY_MAX_GAP = 24
 SUMMARY_COSINE = 0.3
 SUMMARY_ORDER = 0.4
+ORDER_SAMPLE = 300  # seeds at most that the order is judged on
 
 
 def align_sentences(sa: Sentences, sb: Sentences) -> list[Fragment]:
     """Reworded passages shared by two documents, as fragments (no overlaps in A).
 
     If the usual gap finds nothing, a wider one looks for a summary: kept only
-    where B's side is at least SUMMARY_SPREAD times as long as A's.
+    where one side is at least SUMMARY_SPREAD times as long as the other.
     """
     seeded = _seeds(sa, sb)
     if seeded is None:
@@ -186,7 +205,12 @@ def align_sentences(sa: Sentences, sb: Sentences) -> list[Fragment]:
     wide = _fragments(
         *seeded, sa, sb, max_gap=SUMMARY_MAX_GAP, valid=SUMMARY_COSINE, min_order=SUMMARY_ORDER
     )
-    return [f for f in wide if (f.b_end - f.b_start) >= SUMMARY_SPREAD * (f.a_end - f.a_start)]
+    return [f for f in wide if _spread(f.a_end - f.a_start, f.b_end - f.b_start)]
+
+
+def _spread(a: int, b: int) -> bool:
+    """Whether one side is at least SUMMARY_SPREAD times as long as the other."""
+    return max(a, b) >= SUMMARY_SPREAD * min(a, b)
 
 
 def _seeds(sa: Sentences, sb: Sentences) -> tuple[_Weights, _Weights, np.ndarray] | None:
@@ -194,13 +218,14 @@ def _seeds(sa: Sentences, sb: Sentences) -> tuple[_Weights, _Weights, np.ndarray
     if not len(sa) or not len(sb):
         return None
     wa, wb = _weights(sa, sb)
-    dots, common = _sentence_pairs(wa, wb)
-    cosine = dots / np.maximum(np.outer(wa.norms, wb.norms), 1e-12)
-    dice = 2 * common / np.maximum(wa.sizes[:, None] + wb.sizes[None, :], 1)
-    seeds = np.argwhere((cosine > SEED_COSINE) & (dice > SEED_DICE))
-    if not seeds.shape[0]:
+    ids, dots, common = _sentence_pairs(wa, wb)
+    rows, columns = ids // len(sb), ids % len(sb)
+    cosine = dots / np.maximum(wa.norms[rows] * wb.norms[columns], 1e-12)
+    dice = 2 * common / np.maximum(wa.sizes[rows] + wb.sizes[columns], 1)
+    seeded = (cosine > SEED_COSINE) & (dice > SEED_DICE)
+    if not seeded.any():
         return None
-    return wa, wb, np.column_stack([seeds, cosine[seeds[:, 0], seeds[:, 1]]])
+    return wa, wb, np.column_stack([rows[seeded], columns[seeded], cosine[seeded]])
 
 
 def _fragments(
@@ -213,7 +238,6 @@ def _fragments(
     max_gap: int,
     valid: float,
     min_order: float = -1.0,
-    min_length: int = MIN_LENGTH,
 ) -> list[Fragment]:
     """Seeds extended into fragments (clustered, validated) and filtered."""
     found: list[Fragment] = []
@@ -247,9 +271,7 @@ def _fragments(
     extend(seeds, max_gap)
     kept: list[Fragment] = []
     for fragment in sorted(found, key=lambda f: -f.similarity):
-        if fragment.a_end - fragment.a_start < min_length:
-            continue
-        if fragment.b_end - fragment.b_start < min_length:
+        if min(fragment.a_end - fragment.a_start, fragment.b_end - fragment.b_start) < MIN_LENGTH:
             continue
         if fragment.seeds == 1 and fragment.similarity < SINGLE_SEED_COSINE:
             continue
@@ -302,20 +324,20 @@ def with_reworded(
 ) -> list[Passage]:
     """Fingerprint passages and sentence fragments as one list of passages.
 
-    A fragment overlapping a (nearly) verbatim passage adds nothing; one
-    overlapping looser passages widens them into one; one alone is a passage of
-    its own. Then passages that together summarise a longer stretch of B join.
-    Reworded passages shorter than ``min_length`` units on either side are dropped.
+    A fragment overlapping a (nearly) verbatim passage adds nothing; fragments
+    overlapping looser passages widen them into one (fragments that share a
+    passage widen it together); a fragment alone is a passage of its own. Then
+    reworded passages that together summarise a longer stretch join. Reworded
+    passages shorter than ``min_length`` units on either side are dropped.
     """
-    result: list[Passage] = []
-    absorbed: set[int] = set()
+    kept: list[tuple[Fragment, set[int]]] = []
     for fragment in fragments:
-        near = [
+        near = {
             i
             for i, p in enumerate(passages)
             if _overlap(fragment.a_start, fragment.a_end, p.a.start, p.a.end)
             and _overlap(fragment.b_start, fragment.b_end, p.b.start, p.b.end)
-        ]
+        }
         if any(passages[i].score >= PRECISE_SCORE for i in near):
             continue
         if any(
@@ -325,20 +347,42 @@ def with_reworded(
             for p in passages
         ):
             continue  # this stretch of A is already matched exactly, elsewhere in B
-        a_start = min([fragment.a_start, *(passages[i].a.start for i in near)])
-        a_end = max([fragment.a_end, *(passages[i].a.end for i in near)])
-        b_start = min([fragment.b_start, *(passages[i].b.start for i in near)])
-        b_end = max([fragment.b_end, *(passages[i].b.end for i in near)])
+        kept.append((fragment, near))
+    result: list[Passage] = []
+    absorbed: set[int] = set()
+    for group, near in _sharing_passages(kept):
+        a_start = min([f.a_start for f in group] + [passages[i].a.start for i in near])
+        a_end = max([f.a_end for f in group] + [passages[i].a.end for i in near])
+        b_start = min([f.b_start for f in group] + [passages[i].b.start for i in near])
+        b_end = max([f.b_end for f in group] + [passages[i].b.end for i in near])
         side_a, side_b = _side(ua, a_start, a_end), _side(ub, b_start, b_end)
         if side_a is None or side_b is None or min(side_a.units, side_b.units) < min_length:
             continue
         absorbed.update(near)
-        result.append(_joined([passages[i] for i in near], side_a, side_b))
+        result.append(_joined([passages[i] for i in sorted(near)], side_a, side_b))
     result.extend(p for i, p in enumerate(passages) if i not in absorbed)
     return _summaries(sorted(result, key=lambda p: (p.a.start, p.b.start)), ua, ub)
 
 
+def _sharing_passages(
+    kept: list[tuple[Fragment, set[int]]],
+) -> list[tuple[list[Fragment], set[int]]]:
+    """Fragments grouped so that fragments overlapping one passage are in one group."""
+    groups: list[tuple[list[Fragment], set[int]]] = []
+    for fragment, near in kept:
+        joined = [g for g in groups if g[1] & near]
+        for g in joined:
+            groups.remove(g)
+        fragments = [f for g in joined for f in g[0]] + [fragment]
+        groups.append((fragments, set(near).union(*(g[1] for g in joined))))
+    return groups
+
+
 def _summaries(passages: list[Passage], ua: Units, ub: Units) -> list[Passage]:
+    """Neighbouring passages in A that spread over a stretch of B at least
+    SUMMARY_SPREAD times as long, joined into one — unless
+    they are all copied word for word: a student quoting two parts of a source
+    side by side is not summarising what lies between them."""
     if len(passages) < 2:
         return passages
     groups: list[list[Passage]] = [[passages[0]]]
@@ -351,7 +395,9 @@ def _summaries(passages: list[Passage], ua: Units, ub: Units) -> list[Passage]:
     for group in groups:
         a_start, a_end = min(p.a.start for p in group), max(p.a.end for p in group)
         b_start, b_end = min(p.b.start for p in group), max(p.b.end for p in group)
-        if len(group) > 1 and (b_end - b_start) >= SUMMARY_SPREAD * (a_end - a_start):
+        spread = (b_end - b_start) >= SUMMARY_SPREAD * (a_end - a_start)
+        reworded = any(p.score < PRECISE_SCORE for p in group)
+        if len(group) > 1 and spread and reworded:
             side_a, side_b = _side(ua, a_start, a_end), _side(ub, b_start, b_end)
             if side_a is not None and side_b is not None:
                 result.append(_joined(group, side_a, side_b))

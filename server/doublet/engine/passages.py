@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 
 #: Share of a passage in exact runs from which it counts as a verbatim copy.
 VERBATIM_SCORE = 0.99
-#: Below this share, a passage found by comparing sentences counts as paraphrased.
-EDITED_SCORE = 0.5
+#: Below this share exact, a passage found by comparing sentences counts as paraphrased.
+PARAPHRASED_SCORE = 0.5
 
 #: Seeds whose hash occurs this many times over in the two documents (counted as
 #: occurrences in A times occurrences in B) are repetitive filler, not evidence.
@@ -74,7 +74,7 @@ class Passage:
         """How it matches, in a word: verbatim, edited (mostly exact) or paraphrased."""
         if self.score >= VERBATIM_SCORE:
             return "verbatim"
-        if self.reworded and self.score < EDITED_SCORE:
+        if self.reworded and self.score < PARAPHRASED_SCORE:
             return "paraphrased"
         return "edited"
 
