@@ -17,8 +17,8 @@ from doublet.config import (
     Thresholds,
     load,
 )
+from doublet.engine.candidates import boilerplate_limit
 from doublet.engine.modes import MODES
-from doublet.engine.scan import default_max_docs
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -148,8 +148,8 @@ def test_an_unset_guarantee_follows_a_raised_noise_as_the_engine_does() -> None:
         ({"modes": {"*.md": "auto"}}, 'modes."*.md"', "'prose', 'words', 'code'"),
         ({"modes": ["*.md"]}, "modes", "table"),
         ({"severity": "warn"}, "severity", "did you mean 'warning'"),
-        ({"paraphrase": "every"}, "paraphrase", "'widen', 'all', 'off'"),
-        ({"paraphrase": True}, "paraphrase", "'widen', 'all', 'off'"),
+        ({"paraphrase": "widen"}, "paraphrase", "true or false"),
+        ({"paraphrase": 1}, "paraphrase", "true or false"),
         ({"groups": "toplevel"}, "groups", "did you mean 'top-level'"),
         ({"groups": "submissions/*"}, "groups", '["submissions/*"]'),
         ({"groups": ["["]}, "groups", "bad glob pattern"),
@@ -280,11 +280,14 @@ def test_include_and_exclude() -> None:
 
 
 def test_boilerplate_limit_count_or_share() -> None:
-    assert all(DEFAULTS.boilerplate_limit(n) == default_max_docs(n) for n in range(0, 500, 7))
-    assert DEFAULTS.with_overrides({"boilerplate": 3}, "cli").boilerplate_limit(1000) == 3
+    def limit(config, n: int) -> int:
+        return boilerplate_limit(n, config.boilerplate)
+
+    assert all(limit(DEFAULTS, n) == boilerplate_limit(n) for n in range(0, 500, 7))
+    assert limit(DEFAULTS.with_overrides({"boilerplate": 3}, "cli"), 1000) == 3
     share = DEFAULTS.with_overrides({"boilerplate": 0.25}, "cli")
-    assert share.boilerplate_limit(1000) == 250
-    assert share.boilerplate_limit(8) == 10  # a share never gives fewer than ten
+    assert limit(share, 1000) == 250
+    assert limit(share, 8) == 10  # a share never gives fewer than ten
 
 
 def test_ignored_matches_either_order(tmp_path: Path) -> None:

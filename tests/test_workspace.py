@@ -19,6 +19,8 @@ import msgpack
 import pytest
 
 from doublet import index_store
+from doublet.config import DEFAULTS
+from doublet.discovery import Discovery
 from doublet.engine.comparison import PairResult, passage_digest
 from doublet.workspace import Changes, Workspace
 
@@ -623,7 +625,7 @@ def test_remove_takes_a_document_out(root: Path) -> None:
 
 
 def found(root: Path) -> list[str]:
-    return Workspace.open(root, saved=False).discover()[0]
+    return Workspace.open(root, saved=False).discovery.documents()[0]
 
 
 def test_include_and_exclude(root: Path) -> None:
@@ -784,13 +786,13 @@ def test_an_unreadable_file_is_skipped_with_a_reason(root: Path) -> None:
 def test_a_file_that_vanishes_before_it_is_read_is_skipped(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    discover = Workspace.discover
+    documents = Discovery.documents
 
-    def with_a_ghost(self: Workspace):
-        files, skipped = discover(self)
+    def with_a_ghost(self: Discovery):
+        files, skipped = documents(self)
         return sorted([*files, "ghost.txt"]), skipped
 
-    monkeypatch.setattr(Workspace, "discover", with_a_ghost)
+    monkeypatch.setattr(Discovery, "documents", with_a_ghost)
     workspace, changes = refreshed(root)
     assert workspace.index.names() == DOCUMENTS
     assert changes.added == DOCUMENTS
@@ -801,14 +803,14 @@ def test_a_file_that_vanishes_after_being_indexed_is_removed(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     workspace, _ = refreshed(root)
-    discover = Workspace.discover
+    documents = Discovery.documents
 
-    def stale(self: Workspace):
-        files, skipped = discover(self)
+    def stale(self: Discovery):
+        files, skipped = documents(self)
         return sorted([*files, "c.txt"]), skipped  # listed, then deleted before the read
 
     (root / "c.txt").unlink()
-    monkeypatch.setattr(Workspace, "discover", stale)
+    monkeypatch.setattr(Discovery, "documents", stale)
     changes = workspace.refresh()
     assert "vanished" in reasons(changes)["c.txt"]
     assert changes.removed == ["c.txt"] and "c.txt" not in workspace.index
@@ -925,21 +927,34 @@ def _set_entry(field: int, value):
     return change
 
 
-def _drop_posting(data: dict) -> None:
-    data["keys"] = data["keys"][:-4]
-    data["positions"] = data["positions"][:-4]
+def _drop_posting(kind: str):
+    def change(data: dict) -> None:
+        data[kind]["keys"] = data[kind]["keys"][:-4]
+        data[kind]["positions"] = data[kind]["positions"][:-4]
+
+    return change
 
 
 def _unsort_keys(data: dict) -> None:
-    keys = bytearray(data["keys"])
+    keys = bytearray(data["fingerprints"]["keys"])
     keys[:4], keys[-4:] = b"\xff\xff\xff\xff", b"\x00\x00\x00\x00"
-    data["keys"] = bytes(keys)
+    data["fingerprints"]["keys"] = bytes(keys)
 
 
-def _position_outside(data: dict) -> None:
-    positions = bytearray(data["positions"])
-    positions[-4:] = (data["next_start"] + 5).to_bytes(4, "little")
-    data["positions"] = bytes(positions)
+def _position_outside(kind: str):
+    def change(data: dict) -> None:
+        positions = bytearray(data[kind]["positions"])
+        positions[-4:] = (data["next_start"] + 5).to_bytes(4, "little")
+        data[kind]["positions"] = bytes(positions)
+
+    return change
+
+
+def _set_mode(field: str, value):
+    def change(data: dict) -> None:
+        data["modes"][0][field] = value
+
+    return change
 
 
 DAMAGES = {
@@ -964,10 +979,26 @@ DAMAGES = {
     "role-not-a-list": (lambda raw: _repack(raw, _set_entry(5, 3)), "corrupt"),
     "stamp-not-a-list": (lambda raw: _repack(raw, _set_entry(6, 3)), "corrupt"),
     "units-a-string": (lambda raw: _repack(raw, _set_entry(2, "many")), "corrupt"),
-    "odd-key-bytes": (lambda raw: _repack(raw, _set("keys", b"\x00\x01\x02")), "corrupt"),
-    "postings-missing": (lambda raw: _repack(raw, _drop_posting), "corrupt"),
+    "postings-a-list": (lambda raw: _repack(raw, _set_entry(4, 7)), "corrupt"),
+    "mode-out-of-range": (lambda raw: _repack(raw, _set_entry(1, 99)), "corrupt"),
+    "modes-missing": (lambda raw: _repack(raw, _set("modes", [])), "corrupt"),
+    "mode-not-a-mode": (lambda raw: _repack(raw, _set_mode("noise", 0)), "corrupt"),
+    "mode-unknown-field": (lambda raw: _repack(raw, _set_mode("colour", "red")), "corrupt"),
+    "odd-key-bytes": (
+        lambda raw: _repack(raw, _set("fingerprints", {"keys": b"\x00\x01\x02"})),
+        "corrupt",
+    ),
+    "postings-missing": (lambda raw: _repack(raw, _drop_posting("fingerprints")), "corrupt"),
+    "sentence-keys-missing": (lambda raw: _repack(raw, _drop_posting("sentences")), "corrupt"),
     "keys-unsorted": (lambda raw: _repack(raw, _unsort_keys), "corrupt"),
-    "position-outside": (lambda raw: _repack(raw, _position_outside), "corrupt"),
+    "position-outside": (
+        lambda raw: _repack(raw, _position_outside("fingerprints")),
+        "corrupt",
+    ),
+    "sentence-position-outside": (
+        lambda raw: _repack(raw, _position_outside("sentences")),
+        "corrupt",
+    ),
     "next-start-wrong": (lambda raw: _repack(raw, _set("next_start", [1])), "corrupt"),
 }
 
@@ -1070,8 +1101,8 @@ def test_a_saved_index_round_trips(root: Path) -> None:
     assert loaded.names() == workspace.index.names()
     for entry in workspace.index.entries():
         other = loaded.entry(entry.name)
-        assert (other.salt, other.units, other.postings, other.role, other.stamp) == (
-            entry.salt,
+        assert (other.mode, other.units, other.postings, other.role, other.stamp) == (
+            entry.mode,
             entry.units,
             entry.postings,
             entry.role,
@@ -1079,27 +1110,41 @@ def test_a_saved_index_round_trips(root: Path) -> None:
         )
 
 
-# --- the sentence stage: which candidates it examines -------------------------------------------
+# --- the paraphrase stage ------------------------------------------------------------------------
 
 CLOUGH = Path(__file__).parent / "data" / "clough-stevenson"
 
 
-@pytest.mark.parametrize(("paraphrase", "found"), [("off", False), ("widen", False), ("all", True)])
+@pytest.mark.parametrize("paraphrase", [True, False])
 def test_the_paraphrase_setting_decides_whether_reworded_only_pairs_are_found(
-    tmp_path: Path, paraphrase: str, found: bool
+    tmp_path: Path, paraphrase: bool
 ) -> None:
     """Two rewritings of one article share no copied passage, only reworded sentences."""
     root = tmp_path / "ws"
-    for name in ("g0pA_taskc.txt", "g2pB_taskc.txt", "orig_taskc.txt"):
+    for name in ("g1pB_taskc.txt", "g2pB_taskc.txt", "orig_taskc.txt"):
         write(root, name, (CLOUGH / name).read_bytes())
-    configure(root, f'paraphrase = "{paraphrase}"\nboilerplate = 10\n')
+    configure(root, f"paraphrase = {str(paraphrase).lower()}\nboilerplate = 10\n")
     workspace, _ = refreshed(root)
-    assert workspace.config.paraphrase == paraphrase
+    assert workspace.config.paraphrase is paraphrase
     pairs = {(r.a.name, r.b.name) for r in workspace.pairs()}
-    similar = {r.b.name for r in workspace.similar("g0pA_taskc.txt")}
-    assert (("g0pA_taskc.txt", "g2pB_taskc.txt") in pairs) is found
-    assert ("g2pB_taskc.txt" in similar) is found
+    similar = {r.b.name for r in workspace.similar("g1pB_taskc.txt")}
+    assert (("g1pB_taskc.txt", "g2pB_taskc.txt") in pairs) is paraphrase
+    assert ("g2pB_taskc.txt" in similar) is paraphrase
     # the copies of the original are found whatever the setting
-    assert ("g0pA_taskc.txt", "orig_taskc.txt") in pairs
+    assert ("g1pB_taskc.txt", "orig_taskc.txt") in pairs
     kinds = {p.kind for r in workspace.similar("g2pB_taskc.txt") for p in r.passages}
-    assert ("paraphrased" in kinds) is (paraphrase != "off")
+    assert ("paraphrased" in kinds) is paraphrase
+
+
+def test_files_named_one_by_one_are_a_workspace_in_memory(tmp_path: Path) -> None:
+    for name in ("g1pB_taskc.txt", "orig_taskc.txt", "g0pA_taska.txt"):
+        write(tmp_path / "answers", name, (CLOUGH / name).read_bytes())
+    write(tmp_path / "other", "notes.txt", essay(filler(1)))
+    named = [tmp_path / "answers" / "g1pB_taskc.txt", tmp_path / "answers" / "orig_taskc.txt"]
+    workspace = Workspace.of_paths([*named, tmp_path / "other"], DEFAULTS)
+    assert workspace.root == tmp_path.resolve()
+    changes = workspace.refresh()
+    assert changes.added == ["answers/g1pB_taskc.txt", "answers/orig_taskc.txt", "other/notes.txt"]
+    [pair] = workspace.pairs()
+    assert (pair.a.name, pair.b.name) == ("answers/g1pB_taskc.txt", "answers/orig_taskc.txt")
+    assert not (tmp_path / ".doublet").exists()  # nothing saved

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import math
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -27,8 +26,8 @@ from typing import Any
 
 from pathspec import GitIgnoreSpec
 
-from doublet.engine.modes import MODES, Mode, detect_mode_name
-from doublet.engine.scan import DEFAULT_MAX_DOCS_SHARE, MIN_MAX_DOCS, PARAPHRASE_CHOICES
+from doublet.engine.candidates import BOILERPLATE_SHARE
+from doublet.engine.modes import MODE_NAMES, MODES, Mode, detect_mode_name
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -38,7 +37,6 @@ else:  # pragma: no cover
 FILE_NAME = "doublet.toml"
 DEFAULT_SOURCE = "default"
 SEVERITIES = ("error", "warning", "information", "hint")
-MODE_NAMES = tuple(MODES)  # "prose", "words", "code": "auto" is what no pattern gives
 THRESHOLD_KEYS = ("noise", "guarantee", "min_length", "gap")
 
 
@@ -92,8 +90,8 @@ class Config:
 
     min_similarity: float = 0.0
     severity: str = "warning"
-    paraphrase: str = "widen"  # which candidate pairs the sentence stage examines (engine/scan)
-    boilerplate: int | float = DEFAULT_MAX_DOCS_SHARE
+    paraphrase: bool = True  # the paraphrase stage (engine/paraphrase) in prose and words
+    boilerplate: int | float = BOILERPLATE_SHARE
     max_file_size: int = 20_000_000
     include: tuple[str, ...] = ("**/*",)
     exclude: tuple[str, ...] = ()
@@ -170,12 +168,6 @@ class Config:
     def is_ignored(self, a: str, b: str, digest: str) -> bool:
         """Whether the user ignored this passage of this pair (in either order)."""
         return any(i.digest == digest and (i.a, i.b) in ((a, b), (b, a)) for i in self.ignore)
-
-    def boilerplate_limit(self, documents: int) -> int:
-        """Text in more documents than this is boilerplate; a share never gives fewer than 10."""
-        if isinstance(self.boilerplate, int):
-            return self.boilerplate
-        return max(MIN_MAX_DOCS, math.ceil(self.boilerplate * documents))
 
     # --- printing ----------------------------------------------------------------------------
 
@@ -468,7 +460,7 @@ def _check_threshold(value: Any, key: str, source: str) -> int | bool:
 _CHECKS: dict[str, Callable[[Any, str, str], Any]] = {
     "min_similarity": _fraction,
     "severity": lambda v, k, s: _choice(v, k, s, SEVERITIES),
-    "paraphrase": lambda v, k, s: _choice(v, k, s, PARAPHRASE_CHOICES),
+    "paraphrase": _boolean,
     "boilerplate": _boilerplate,
     "max_file_size": lambda v, k, s: _integer(v, k, s, 1),
     "include": _globs,

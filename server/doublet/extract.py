@@ -33,7 +33,7 @@ its deletions, headers, footers and footnotes not); a PDF gives its pages'
 text joined by a line holding only a form feed (``"\\n\\f\\n"``), so pages can
 be counted and never run into each other; a notebook gives its markdown
 (masked) and code cells' sources separated by a blank line, outputs ignored.
-Damaged, encrypted or image-only files raise :class:`~doublet.sources.NotText`
+Damaged, encrypted or image-only files raise :class:`~doublet.skipped.NotText`
 with a reason a user can act on.
 
 python-docx and pypdf are imported only when such a file is read: start-up time
@@ -51,7 +51,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path, PurePath
 from typing import Any
 
-from doublet.sources import NotText
+from doublet.skipped import NotText
 
 #: Invisible, and part of the character before it for the engine: masks markup
 #: inside a word without splitting it.

@@ -20,11 +20,13 @@ from pathlib import Path
 import msgpack
 import numpy as np
 
-from doublet.engine.index import Index
+from doublet.engine.index import KINDS, Index
 
 FOLDER = ".doublet"
 FILE = "index.msgpack"
-VERSION = 3  # 2: file names stored as bytes; 3: code units with mirrored comparisons
+#: 2: file names stored as bytes; 3: code units with mirrored comparisons; 4: sentence keys
+#: beside fingerprints, and each document's mode
+VERSION = 4
 MAGIC = b"DOUBLET-INDEX\n"
 _DIGEST = 32
 
@@ -56,16 +58,9 @@ def save(index: Index, root: Path) -> Path:
     data = index.export()
     for row in data["entries"]:  # names as bytes: file names need not be valid UTF-8
         row[0] = row[0].encode("utf-8", "surrogateescape")
-    payload = msgpack.packb(
-        {
-            "version": VERSION,
-            "entries": data["entries"],
-            "next_start": data["next_start"],
-            "keys": _array_bytes(data["keys"]),
-            "positions": _array_bytes(data["positions"]),
-        },
-        use_bin_type=True,
-    )
+    for kind in KINDS:
+        data[kind] = {part: _array_bytes(array) for part, array in data[kind].items()}
+    payload = msgpack.packb({"version": VERSION, **data}, use_bin_type=True)
     header = (
         MAGIC
         + VERSION.to_bytes(4, "little")
@@ -116,14 +111,11 @@ def load(root: Path) -> Index:
         data = msgpack.unpackb(payload, raw=False, strict_map_key=False)
         for row in data["entries"]:
             row[0] = row[0].decode("utf-8", "surrogateescape")
-        return Index.restore(
-            {
-                "entries": data["entries"],
-                "next_start": data["next_start"],
-                "keys": np.frombuffer(data["keys"], dtype="<u4"),
-                "positions": np.frombuffer(data["positions"], dtype="<u4"),
+        for kind in KINDS:
+            data[kind] = {
+                part: np.frombuffer(data[kind][part], dtype="<u4") for part in ("keys", "positions")
             }
-        )
+        return Index.restore(data)
     except (
         ValueError,
         KeyError,

@@ -1,4 +1,4 @@
-"""Files to text: finding the documents under a path and decoding them.
+"""Files to text: reading a document's bytes and decoding them.
 
 Student work arrives in every encoding (UTF-8 with or without a byte-order
 mark, UTF-16 from Word's "Unicode text", cp1252 from old Windows editors, GBK
@@ -10,26 +10,10 @@ reason the user can act on, and one bad file never stops a scan.
 from __future__ import annotations
 
 import codecs
-import os
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-#: Files larger than this are skipped (a 20 MB essay is a data file).
-DEFAULT_MAX_BYTES = 20 * 1024 * 1024
-
-#: Folders never entered during discovery.
-SKIPPED_DIRS = frozenset(
-    {".git", ".hg", ".svn", ".doublet", "node_modules", "__pycache__", ".venv"}
-)
-
-#: Extensions of files that are certainly not documents (passed over quietly while walking);
-#: .docx, .odt and .pdf are documents: doublet.extract reads them.
-BINARY_EXTENSIONS = frozenset(
-    ".png .jpg .jpeg .gif .bmp .ico .webp .tif .tiff .zip .gz .bz2 .xz .7z .rar .tar .exe "
-    ".dll .so .dylib .o .a .class .jar .pyc .pyo .whl .mp3 .mp4 .wav .ogg .mov .avi .woff "
-    ".woff2 .ttf .otf .eot .sqlite .db .bin .iso .dmg .xlsx .pptx .msgpack .DS_Store".split()
-)
+from doublet.extract import extract
+from doublet.skipped import NotText
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
@@ -40,30 +24,16 @@ _BOMS = (
 )
 
 
+#: A few stray NUL bytes happen in text copied from the web; more than this share of
+#: the first 8 KB says binary (or UTF-16 without a byte-order mark).
+MAX_NUL_SHARE = 0.01
+
 #: Single-byte code pages for Latin-script text, which detection confuses with cp1252.
 _LATIN_SINGLE_BYTE = frozenset(
     "cp1250 cp1252 cp1254 cp1257 cp1258 cp437 cp775 cp850 cp852 cp858 cp860 cp863 cp865 "
     "latin_1 iso8859_1 iso8859_2 iso8859_3 iso8859_4 iso8859_9 iso8859_10 iso8859_13 "
     "iso8859_14 iso8859_15 iso8859_16 mac_roman mac_latin2 mac_iceland mac_turkish".split()
 )
-
-
-class NotText(Exception):
-    """A file that cannot be read as text; ``reason`` says why in a user's words."""
-
-    def __init__(self, path: Path | str, reason: str):
-        super().__init__(str(path), reason)  # both in args, so it pickles (worker processes)
-        self.path = str(path)
-        self.reason = reason
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.reason}"
-
-
-@dataclass(frozen=True)
-class Skipped:
-    path: str
-    reason: str
 
 
 def decode(data: bytes, path: Path | str = "<bytes>") -> str:
@@ -75,8 +45,12 @@ def decode(data: bytes, path: Path | str = "<bytes>") -> str:
             except UnicodeDecodeError as exc:
                 reason = f"invalid {encoding} after its byte-order mark ({exc.reason})"
                 raise NotText(path, reason) from None
-    if b"\x00" in data[:8192]:
-        raise NotText(path, "binary file (contains NUL bytes)")
+    sample = data[:8192]
+    if sample.count(b"\x00") > MAX_NUL_SHARE * len(sample):
+        utf16 = _utf16_without_bom(data)
+        if utf16 is None:
+            raise NotText(path, "binary file (contains NUL bytes)")
+        return utf16
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -95,6 +69,21 @@ def decode(data: bytes, path: Path | str = "<bytes>") -> str:
         except UnicodeDecodeError:
             pass
     return str(best)
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """Text saved as UTF-16 without a byte-order mark, told by its NUL bytes: the high
+    byte of every Latin character, all on even or all on odd positions."""
+    sample = data[:8192]
+    even, odd = sample[0::2].count(b"\x00"), sample[1::2].count(b"\x00")
+    units = len(sample) // 2
+    if len(data) % 2 or max(even, odd) < 0.3 * units or min(even, odd) > 0.05 * units:
+        return None
+    encoding = "utf-16-le" if odd > even else "utf-16-be"
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError:
+        return None
 
 
 def read_bytes(path: Path | str, shown: str | None = None, max_bytes: int | None = None) -> bytes:
@@ -117,39 +106,6 @@ def read_bytes(path: Path | str, shown: str | None = None, max_bytes: int | None
         raise NotText(name, f"cannot be read ({exc.strerror or exc})") from None
 
 
-def read_text(path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
-    """The text of a document file (decoded, or extracted for rich formats), or NotText."""
-    return read_document(path, read_bytes(path, max_bytes=max_bytes))
-
-
 def read_document(path: Path | str, data: bytes) -> str:
     """The text of a document from its bytes: decoded, or extracted for rich formats."""
-    from doublet import extract
-
-    return extract.extract(Path(path), data, decode)
-
-
-def discover(paths: Iterable[Path | str]) -> Iterator[Path]:
-    """Files named directly, and the files under named folders, in a stable order.
-
-    Hidden files and folders, version-control and tool folders, and files with
-    binary extensions are passed over; symbolic links to folders are not followed
-    (they can loop).
-    """
-    for given in paths:
-        root = Path(given)
-        if root.is_dir():
-            yield from _walk(root)
-        else:
-            yield root
-
-
-def _walk(root: Path) -> Iterator[Path]:
-    for folder, dirs, files in os.walk(root, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
-        for name in sorted(files):
-            if name.startswith("."):
-                continue
-            if Path(name).suffix.lower() in BINARY_EXTENSIONS:
-                continue
-            yield Path(folder) / name
+    return extract(Path(path), data, decode)

@@ -1,11 +1,16 @@
-"""A workspace: a folder of documents, its configuration and its persisted index.
+"""A workspace: a folder of documents, its configuration and its index.
 
-This is where files meet the engine. It finds the documents of a folder (the
-configured include/exclude globs, ``.gitignore``, no symbolic links followed),
-keeps the index in step with them (reading only files whose size, time or
-content changed, and recognising moved files), and answers the questions the
-command line and the language server ask: every similar pair, or everything
-similar to one document or to an unsaved buffer.
+This is where files meet the engine. It takes the documents of a folder
+(doublet/discovery), keeps the index in step with them (reading only files
+whose size, time or content changed, and recognising moved files), and answers
+the questions the command line and the language server ask through the one
+matching loop of the engine (engine/matching): every similar pair, or
+everything similar to one document or to an unsaved buffer.
+
+A folder's workspace keeps its index in ``.doublet/``. Files and folders named
+on a command line make a workspace too (:meth:`Workspace.of_paths`): their
+common folder is its root, only the named paths are its documents, and its
+index lives in memory only.
 """
 
 from __future__ import annotations
@@ -13,44 +18,38 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import stat as stat_module
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pathspec import GitIgnoreSpec
-
 from doublet import index_store
 from doublet.config import Config
 from doublet.config import load as load_config
+from doublet.discovery import Discovery
+from doublet.engine import matching
+from doublet.engine.candidates import boilerplate_limit
 from doublet.engine.comparison import PairResult, passage_digest
-from doublet.engine.document import Document
-from doublet.engine.fingerprints import Fingerprints
-from doublet.engine.index import Index, Role, keys_of
+from doublet.engine.document import Document, DocumentKeys
+from doublet.engine.index import Index, Role
 from doublet.engine.modes import Mode
-from doublet.engine.scan import compare_candidate, without
-from doublet.engine.scan import pairs as index_pairs
-from doublet.sources import (
-    BINARY_EXTENSIONS,
-    SKIPPED_DIRS,
-    NotText,
-    Skipped,
-    read_bytes,
-    read_document,
-)
+from doublet.skipped import NotText, Skipped
+from doublet.sources import read_bytes, read_document
 
 log = logging.getLogger("doublet.workspace")
 
 Progress = Callable[[Iterable], Iterable]
 
-#: Documents whose text is kept between questions (the rest is read again when needed).
-CACHED_DOCUMENTS = 64
-#: Fingerprints kept for documents whose text was dropped (16 bytes each): a scan
-#: right after indexing then reads candidates' text without fingerprinting them again.
-CACHED_FINGERPRINTS = 4_000_000
+#: Text kept between questions (characters; the rest is read again when needed), with
+#: each document's fingerprints, sentences and keys ...
+CACHED_CHARS = 64_000_000
+#: ... but units (about 24 bytes a character) only for the most recent few documents.
+CACHED_UNITS = 64
+#: Keys kept for documents whose text was dropped (fingerprints and sentence keys): a
+#: scan right after indexing then reads candidates' text without cutting them up again.
+CACHED_KEYS = 8_000_000
 
 
 @dataclass
@@ -71,22 +70,21 @@ class Changes:
 
 @dataclass(frozen=True)
 class _Stamp:
-    """What identifies the indexed version of a file: its stat, its content, its settings."""
+    """What identifies the indexed version of a file: its stat and its content."""
 
-    size: int
+    size: int  # -1 for an editor's buffer
     mtime_ns: int
     digest: str
-    params: tuple  # the mode's fingerprint parameters, its name first
     chars: int  # length of the text, for reports that do not read it
 
     def pack(self) -> tuple:
-        return (self.size, self.mtime_ns, self.digest, list(self.params), self.chars)
+        return (self.size, self.mtime_ns, self.digest, self.chars)
 
     @staticmethod
     def unpack(values: tuple) -> _Stamp | None:
         try:
-            size, mtime_ns, digest, params, chars = values
-            return _Stamp(int(size), int(mtime_ns), str(digest), tuple(params), int(chars))
+            size, mtime_ns, digest, chars = values
+            return _Stamp(int(size), int(mtime_ns), str(digest), int(chars))
         except (TypeError, ValueError):
             return None
 
@@ -98,14 +96,24 @@ def content_digest(data: bytes) -> str:
 class Workspace:
     """A folder's documents, configuration and index."""
 
-    def __init__(self, root: Path, config: Config, index: Index | None = None):
+    def __init__(
+        self,
+        root: Path,
+        config: Config,
+        index: Index | None = None,
+        selected: tuple[str, ...] | None = None,
+    ):
         self.root = root
         self.config = config
         self.index = index or Index()
+        #: Workspace-relative files and folders that are its documents (None: all of root).
+        self.selected = selected
         self.skipped: list[Skipped] = []
         self._documents: OrderedDict[str, Document] = OrderedDict()
-        self._fingerprints: OrderedDict[str, Fingerprints] = OrderedDict()
-        self._fingerprint_count = 0
+        self._cached_chars = 0
+        self._recent: OrderedDict[str, Document] = OrderedDict()  # may hold units
+        self._keys: OrderedDict[str, DocumentKeys] = OrderedDict()
+        self._cached_keys = 0
         #: Held while the index changes or is written, so a background save
         #: never writes an index half-way through an update.
         self.lock = threading.RLock()
@@ -140,11 +148,29 @@ class Workspace:
                     log.warning("rebuilding the index: %s", exc)
         return cls(root, config, index)
 
+    @classmethod
+    def of_paths(cls, paths: Sequence[Path | str], config: Config) -> Workspace:
+        """A workspace in memory of files and folders named one by one (a command line's).
+
+        Its root is the deepest folder holding all of them; its documents are the
+        named files and the documents under the named folders.
+        """
+        full = [Path(os.path.abspath(p)) for p in paths]
+        full = [Path(os.path.realpath(p.parent)) / p.name for p in full]  # links are not followed
+        folders = [p if p.is_dir() and not p.is_symlink() else p.parent for p in full]
+        root = Path(os.path.commonpath(folders))
+        selected = tuple(dict.fromkeys(PurePosixPath(p.relative_to(root)).as_posix() for p in full))
+        return cls(root, config, selected=tuple("" if s == "." else s for s in selected))
+
     def save(self) -> Path:
         with self.lock:
             return index_store.save(self.index, self.root)
 
     # --- files ----------------------------------------------------------------------
+
+    @property
+    def discovery(self) -> Discovery:
+        return Discovery(self.root, self.config, self.selected)
 
     def relative(self, path: Path | str) -> str:
         """Workspace-relative posix path of a file (ValueError if it is outside)."""
@@ -154,76 +180,17 @@ class Workspace:
         full = Path(os.path.realpath(full.parent)) / full.name
         return PurePosixPath(full.relative_to(self.root)).as_posix()
 
-    def discover(self) -> tuple[list[str], list[Skipped]]:
-        """The workspace's documents (relative paths, sorted) and what was passed over."""
-        found: list[str] = []
-        skipped: list[Skipped] = []
-        ignores: list[tuple[str, GitIgnoreSpec]] = []
-        for folder, dirs, files in os.walk(self.root, followlinks=False):
-            here = Path(folder)
-            rel_folder = "" if here == self.root else here.relative_to(self.root).as_posix() + "/"
-            if self.config.respect_gitignore:
-                ignores = [(p, s) for p, s in ignores if rel_folder.startswith(p)]
-                spec = _gitignore(here / ".gitignore")
-                if spec is not None:
-                    ignores.append((rel_folder, spec))
-            kept_dirs = []
-            for name in sorted(dirs):
-                rel = rel_folder + name
-                if name in SKIPPED_DIRS or name.startswith("."):
-                    continue
-                if (here / name).is_symlink():
-                    skipped.append(Skipped(rel, "symbolic link to a folder (not followed)"))
-                    continue
-                if _ignored(ignores, rel + "/"):
-                    continue
-                kept_dirs.append(name)
-            dirs[:] = kept_dirs
-            for name in sorted(files):
-                rel = rel_folder + name
-                if name.startswith(".") or name == "doublet.toml":
-                    continue
-                if Path(name).suffix.lower() in BINARY_EXTENSIONS:
-                    continue
-                if _ignored(ignores, rel) or not self.config.is_included(rel):
-                    continue
-                reason = _not_a_document(here / name)
-                if reason:
-                    skipped.append(Skipped(rel, reason))
-                    continue
-                found.append(rel)
-        return sorted(found), skipped
-
     def listing(self) -> list[tuple[str, int, str]]:
         """Every indexed document as (relative path, characters, mode name), sorted."""
         rows = []
         for entry in self.index.entries():
             stamp = _Stamp.unpack(entry.stamp)
-            rows.append(
-                (entry.name, stamp.chars if stamp else 0, stamp.params[0] if stamp else "?")
-            )
+            rows.append((entry.name, stamp.chars if stamp else 0, entry.mode.name))
         return rows
 
     def is_document(self, rel: str) -> bool:
         """Whether discovery would take this path as a document (for a buffer open in an editor)."""
-        parts = rel.split("/")
-        if any(p in SKIPPED_DIRS or p.startswith(".") for p in parts) or rel == "doublet.toml":
-            return False
-        if Path(rel).suffix.lower() in BINARY_EXTENSIONS or not self.config.is_included(rel):
-            return False
-        if self.config.respect_gitignore:
-            ignores = []
-            for depth in range(len(parts)):
-                folder = "/".join(parts[:depth])
-                spec = _gitignore(self.root / folder / ".gitignore")
-                if spec is not None:
-                    ignores.append((folder + "/" if folder else "", spec))
-            for i in range(1, len(parts) + 1):
-                path = "/".join(parts[:i]) + ("/" if i < len(parts) else "")
-                above = [(prefix, spec) for prefix, spec in ignores if path.startswith(prefix)]
-                if _ignored(above, path):
-                    return False
-        return True
+        return self.discovery.is_document(rel)
 
     def role(self, rel: str) -> Role:
         config = self.config
@@ -239,7 +206,7 @@ class Workspace:
         index changes, not while files are read, so questions can be answered in
         the meantime (a language server does).
         """
-        files, skipped = self.discover()
+        files, skipped = self.discovery.documents()
         changes = Changes(skipped=list(skipped))
         present = set(files)
         with self.lock:
@@ -289,7 +256,7 @@ class Workspace:
             changes.removed.append(rel)
 
     def _unchanged_or_stat(self, rel: str, changes: Changes) -> os.stat_result | None:
-        """None if the indexed version is current (by size, time and settings), else its stat."""
+        """None if the indexed version is current (by size, time and mode), else its stat."""
         try:
             info = (self.root / rel).stat()
         except FileNotFoundError:
@@ -298,10 +265,12 @@ class Workspace:
             raise NotText(rel, f"larger than max_file_size ({info.st_size:,} bytes)")
         if rel not in self.index:
             return info
-        old = _Stamp.unpack(self.index.entry(rel).stamp)
-        params = self.config.mode_for(rel).fingerprint_params
-        if old and (old.size, old.mtime_ns, old.params) == (info.st_size, info.st_mtime_ns, params):
-            self._keep(rel, self.role(rel), changes)
+        entry = self.index.entry(rel)
+        old = _Stamp.unpack(entry.stamp)
+        mode = self.config.mode_for(rel)
+        same_keys = entry.mode.key_params == mode.key_params
+        if old and same_keys and (old.size, old.mtime_ns) == (info.st_size, info.st_mtime_ns):
+            self._keep(rel, changes)
             return None
         return info
 
@@ -314,71 +283,77 @@ class Workspace:
         changes: Changes,
     ) -> None:
         """Put a freshly read file into the index: a touch, a move, or new content."""
-        role = self.role(rel)
-        params = prepared.params
+        mode = prepared.mode
         digest = prepared.digest
-        old = _Stamp.unpack(self.index.entry(rel).stamp) if rel in self.index else None
-        if old and (old.digest, old.params) == (digest, params):
-            stamp = _Stamp(info.st_size, info.st_mtime_ns, digest, params, old.chars)
+        entry = self.index.entry(rel) if rel in self.index else None
+        old = _Stamp.unpack(entry.stamp) if entry else None
+        if entry and old and old.digest == digest and entry.mode.key_params == mode.key_params:
+            stamp = _Stamp(info.st_size, info.st_mtime_ns, digest, old.chars)
             self.index.set_stamp(rel, stamp.pack())
-            self._keep(rel, role, changes)
+            self._keep(rel, changes)
             return
         if not old:
             moved_from = next(
-                (n for n, s in vanished.items() if s and (s.digest, s.params) == (digest, params)),
+                (
+                    n
+                    for n, s in vanished.items()
+                    if s and s.digest == digest and self.index.entry(n).mode == mode
+                ),
                 None,
             )
             if moved_from is not None:
                 moved = vanished.pop(moved_from)
                 assert moved is not None
-                stamp = _Stamp(info.st_size, info.st_mtime_ns, digest, params, moved.chars)
+                stamp = _Stamp(info.st_size, info.st_mtime_ns, digest, moved.chars)
                 self.index.rename(moved_from, rel)
                 self.index.set_stamp(rel, stamp.pack())
-                self.index.set_role(rel, role)
+                self.index.set_role(rel, self.role(rel))
                 self._forget(moved_from)
                 changes.renamed.append((moved_from, rel))
                 return
-        stamp = _Stamp(info.st_size, info.st_mtime_ns, digest, params, prepared.chars)
-        mode = self.config.mode_for(rel)
-        fingerprints = prepared.fingerprints
-        self.index.add(rel, fingerprints, prepared.units, mode.salt, role, stamp.pack())
+        stamp = _Stamp(info.st_size, info.st_mtime_ns, digest, prepared.chars)
+        self.index.add(rel, prepared.keys, mode, self.role(rel), stamp.pack())
         self._forget(rel)
-        self._fingerprints[rel] = fingerprints
-        self._fingerprint_count += len(fingerprints)
-        self._trim_fingerprints()
+        self._keep_keys(rel, prepared.keys)
         (changes.updated if old else changes.added).append(rel)
 
-    def _keep(self, rel: str, role: Role, changes: Changes) -> None:
-        if self.index.entry(rel).role != role:
+    def _keep(self, rel: str, changes: Changes) -> None:
+        """An unchanged document: only its role and thresholds may follow the configuration."""
+        entry = self.index.entry(rel)
+        role, mode = self.role(rel), self.config.mode_for(rel)
+        if entry.role != role:
             self.index.set_role(rel, role)
+        if entry.mode != mode:
+            self.index.set_mode(rel, mode)
+            dropped = self._documents.pop(rel, None)
+            if dropped is not None:
+                self._cached_chars -= len(dropped.text)
+            self._recent.pop(rel, None)
         changes.unchanged += 1
 
     def holds_text(self, rel: str, text: str) -> bool:
-        """Whether the index holds exactly this text for ``rel``, fingerprinted as configured."""
+        """Whether the index holds exactly this text for ``rel``, cut up as configured."""
         if rel not in self.index:
             return False
-        stamp = _Stamp.unpack(self.index.entry(rel).stamp)
+        entry = self.index.entry(rel)
+        stamp = _Stamp.unpack(entry.stamp)
         return (
             stamp is not None
             and stamp.size == -1
             and stamp.digest == content_digest(text.encode("utf-8", "surrogatepass"))
-            and stamp.params == self.config.mode_for(rel).fingerprint_params
+            and entry.mode == self.config.mode_for(rel)
         )
 
     def update_text(self, rel: str, text: str) -> None:
         """Index a document's current text (an editor's unsaved buffer, say)."""
         with self.lock:
-            self._update_text(rel, text)
-
-    def _update_text(self, rel: str, text: str) -> None:
-        mode = self.config.mode_for(rel)
-        document = Document(rel, text, mode)
-        digest = content_digest(text.encode("utf-8", "surrogatepass"))
-        stamp = _Stamp(-1, -1, digest, tuple(mode.fingerprint_params), len(text)).pack()
-        self.index.add(
-            rel, document.fingerprints, document.unit_count, mode.salt, self.role(rel), stamp
-        )
-        self._remember(document)
+            mode = self.config.mode_for(rel)
+            document = Document(rel, text, mode)
+            digest = content_digest(text.encode("utf-8", "surrogatepass"))
+            stamp = _Stamp(-1, -1, digest, len(text)).pack()
+            self.index.add(rel, document.keys, mode, self.role(rel), stamp)
+            self._forget(rel)
+            self._remember(document)
 
     def remove(self, rel: str) -> None:
         with self.lock:
@@ -393,67 +368,75 @@ class Workspace:
         document = self._documents.get(rel)
         if document is not None:
             self._documents.move_to_end(rel)
+            self._used(document)
             return document
         path = self.root / rel
         text = read_document(path, read_bytes(path, rel))
-        document = Document(rel, text, self.config.mode_for(rel))
-        known = self._fingerprints.get(rel)
+        mode = self.index.entry(rel).mode if rel in self.index else self.config.mode_for(rel)
+        document = Document(rel, text, mode)
+        known = self._keys.get(rel)
         if known is not None:
-            document.use_fingerprints(known)
+            document.use_keys(known)
         self._remember(document)
         return document
 
     def _remember(self, document: Document) -> None:
-        """Keep a document's text for a while, and its fingerprints for longer."""
+        """Keep a document's text for a while, and its keys for longer."""
         self._documents[document.name] = document
         self._documents.move_to_end(document.name)
-        self._keep_fingerprints(document)
-        while len(self._documents) > CACHED_DOCUMENTS:
+        self._cached_chars += len(document.text)
+        keys = document.known_keys()
+        if keys is not None:
+            self._keep_keys(document.name, keys)
+        while self._cached_chars > CACHED_CHARS and len(self._documents) > 1:
             _, oldest = self._documents.popitem(last=False)
-            oldest.forget()
+            self._cached_chars -= len(oldest.text)
+        self._used(document)
 
-    def _keep_fingerprints(self, document: Document) -> None:
-        self._drop_fingerprints(document.name)
-        fingerprints = document.fingerprints
-        self._fingerprints[document.name] = fingerprints
-        self._fingerprint_count += len(fingerprints)
-        self._trim_fingerprints()
+    def _used(self, document: Document) -> None:
+        """Units only for the CACHED_UNITS most recent documents: they cost the most."""
+        self._recent[document.name] = document
+        self._recent.move_to_end(document.name)
+        while len(self._recent) > CACHED_UNITS:
+            _, oldest = self._recent.popitem(last=False)
+            oldest.drop_units()
 
-    def _trim_fingerprints(self) -> None:
-        while self._fingerprint_count > CACHED_FINGERPRINTS and len(self._fingerprints) > 1:
-            _, oldest = self._fingerprints.popitem(last=False)
-            self._fingerprint_count -= len(oldest)
+    def _keep_keys(self, rel: str, keys: DocumentKeys) -> None:
+        self._drop_keys(rel)
+        self._keys[rel] = keys
+        self._cached_keys += _size(keys)
+        while self._cached_keys > CACHED_KEYS and len(self._keys) > 1:
+            _, oldest = self._keys.popitem(last=False)
+            self._cached_keys -= _size(oldest)
 
     def _forget(self, rel: str) -> None:
         """Drop everything cached about a path (it changed, moved or went away)."""
-        self._documents.pop(rel, None)
-        self._drop_fingerprints(rel)
-
-    def _drop_fingerprints(self, rel: str) -> None:
-        dropped = self._fingerprints.pop(rel, None)
+        dropped = self._documents.pop(rel, None)
         if dropped is not None:
-            self._fingerprint_count -= len(dropped)
+            self._cached_chars -= len(dropped.text)
+        self._recent.pop(rel, None)
+        self._drop_keys(rel)
+
+    def _drop_keys(self, rel: str) -> None:
+        dropped = self._keys.pop(rel, None)
+        if dropped is not None:
+            self._cached_keys -= _size(dropped)
 
     # --- questions ------------------------------------------------------------------
 
-    def max_docs(self) -> int:
-        return self.config.boilerplate_limit(len(self.index))
+    def settings(self) -> matching.Settings:
+        config = self.config
+        return matching.Settings(
+            boilerplate_limit(len(self.index), config.boilerplate),
+            config.min_similarity,
+            config.paraphrase,
+        )
 
     def pairs(self, progress: Progress | None = None) -> list[PairResult]:
         """Every pair of documents that shares passages, best first, as configured."""
         with self.lock:
-            return self._pairs(progress)
-
-    def _pairs(self, progress: Progress | None) -> list[PairResult]:
-        results = index_pairs(
-            self.index,
-            self.document,
-            max_docs=self.max_docs(),
-            threshold=self.config.min_similarity,
-            progress=progress,
-            paraphrase=self.config.paraphrase,
-        )
-        return [r for r in (self._unignored(r) for r in results) if r.passages]
+            results = matching.all_pairs(self.index, self.document, self.settings(), progress)
+            return [r for r in (self._unignored(r) for r in results) if r.passages]
 
     def similar(self, rel: str, text: str | None = None) -> list[PairResult]:
         """Every document with passages shared with ``rel`` (or with ``text`` as ``rel``'s content).
@@ -461,37 +444,14 @@ class Workspace:
         In each result, A is the asking document.
         """
         with self.lock:
-            return self._similar(rel, text)
-
-    def _similar(self, rel: str, text: str | None) -> list[PairResult]:
-        mode = self.config.mode_for(rel)
-        document = self.document(rel) if text is None else Document(rel, text, mode)
-        role = self.role(rel)
-        if role.template:
-            return []
-        options = mode.alignment
-        ignored = self.index.ignored_keys(keys_of(document.fingerprints.hashes), self.max_docs())
-        mine = without(document.fingerprints, ignored)
-        found = self.index.candidates(
-            document.fingerprints,
-            mode.salt,
-            max_docs=self.max_docs(),
-            reach=options.reach,
-            min_seeds=options.min_seeds,
-            exclude=rel,
-            role=role,
-            ignored=ignored,
-        )
-        results = []
-        for candidate in found:
-            other = self.document(candidate.name)
-            fingerprints = (mine, without(other.fingerprints, ignored))
-            result = compare_candidate(document, other, fingerprints, self.config.paraphrase)
-            result = self._unignored(result)
-            if result.passages and result.similarity >= self.config.min_similarity:
-                results.append(result)
-        results.sort(key=lambda r: (-r.resemblance.score, -r.longest, r.b.name))
-        return results
+            if text is None:
+                document = self.document(rel)
+            else:
+                document = Document(rel, text, self.config.mode_for(rel))
+            found = matching.similar(
+                self.index, document, self.role(rel), self.document, self.settings()
+            )
+            return [r for r in (self._unignored(r) for r in found) if r.passages]
 
     def _unignored(self, result: PairResult) -> PairResult:
         """The result without the passages the user chose to ignore."""
@@ -506,36 +466,8 @@ class Workspace:
         return result if len(kept) == len(result.passages) else result.with_passages(kept)
 
 
-def _not_a_document(path: Path) -> str | None:
-    """Why a directory entry cannot be read as a document (links, pipes, devices), if so."""
-    try:
-        info = path.lstat()
-    except OSError as exc:
-        return f"cannot be read ({exc.strerror or exc})"
-    if stat_module.S_ISLNK(info.st_mode):
-        return "symbolic link (not followed)"
-    if not stat_module.S_ISREG(info.st_mode):
-        return "not a regular file (a pipe, socket or device)"
-    return None
-
-
-def _gitignore(path: Path) -> GitIgnoreSpec | None:
-    try:
-        return GitIgnoreSpec.from_lines(
-            path.read_text(encoding="utf-8", errors="replace").splitlines()
-        )
-    except OSError:
-        return None
-
-
-def _ignored(ignores: list[tuple[str, GitIgnoreSpec]], rel: str) -> bool:
-    """Whether the .gitignore files above a path ignore it; as in git, the deepest decides."""
-    decision = False
-    for prefix, spec in ignores:  # from the root down
-        verdict = spec.check_file(rel[len(prefix) :]).include
-        if verdict is not None:
-            decision = verdict
-    return decision
+def _size(keys: DocumentKeys) -> int:
+    return len(keys.fingerprints) + len(keys.sentence_keys)
 
 
 @dataclass(frozen=True)
@@ -543,10 +475,9 @@ class _Prepared:
     """What reading one file gives the index: everything but the text itself."""
 
     digest: str
-    params: tuple
+    mode: Mode
     chars: int
-    units: int
-    fingerprints: Fingerprints
+    keys: DocumentKeys
 
 
 #: Below this many files to read, a refresh reads them itself rather than in workers.
@@ -554,18 +485,12 @@ PARALLEL_FROM = 64
 
 
 def _prepare(job: tuple[Path, str, Mode]) -> _Prepared | NotText:
-    """Read, decode and fingerprint one file (runs in a worker process for big refreshes)."""
+    """Read, decode and cut up one file (runs in a worker process for big refreshes)."""
     path, rel, mode = job
     try:
         data = read_bytes(path, rel)
         document = Document(rel, read_document(path, data), mode)
-        return _Prepared(
-            content_digest(data),
-            mode.fingerprint_params,
-            len(document.text),
-            document.unit_count,
-            document.fingerprints,
-        )
+        return _Prepared(content_digest(data), mode, len(document.text), document.keys)
     except NotText as exc:
         return exc
 

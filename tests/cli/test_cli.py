@@ -68,9 +68,9 @@ def _pair(data: dict, file_a: str, file_b: str) -> tuple[dict, bool] | None:
 
 
 def _read(relative: str) -> str:
-    from doublet.sources import read_text
+    from doublet.sources import read_bytes, read_document
 
-    return read_text(EXAMPLES / relative)
+    return read_document(EXAMPLES / relative, read_bytes(EXAMPLES / relative))
 
 
 PLANTED = [p for p in expected()["planted"] if p["kind"] in ("verbatim", "edited", "paraphrased")]

@@ -1,4 +1,8 @@
-"""The incremental index answers every query as an index rebuilt from scratch would."""
+"""The incremental index answers every query as an index rebuilt from scratch would.
+
+Both kinds of keys are checked: fingerprints (copied text) and sentence keys
+(reworded text), through every query that reads them.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +15,11 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from doublet.engine import index as index_module
+from doublet.engine.candidates import all_candidates, candidates_of, ignored_keys
 from doublet.engine.document import Document
-from doublet.engine.index import Index, Role, keys_of
+from doublet.engine.index import FINGERPRINTS, KINDS, Index, Role
+from doublet.engine.matching import Settings, all_pairs
 from doublet.engine.modes import MODES
-from doublet.engine.scan import pairs
 
 PROSE = MODES["prose"].with_thresholds(min_length=40)
 SENTENCES = [
@@ -43,41 +48,32 @@ def document(name: str, text: str) -> Document:
 
 def query_all(index: Index, texts: dict[str, str], extra: str) -> dict:
     """Every kind of query, with answers that name documents, not internal ids."""
-    options = PROSE.alignment
-    answers = {}
+    answers: dict = {}
     for name in sorted(texts):
         doc = document(name, texts[name])
-        answers[name] = index.candidates(
-            doc.fingerprints,
-            PROSE.salt,
-            max_docs=3,
-            reach=options.reach,
-            min_seeds=options.min_seeds,
-            exclude=name,
-            role=index.entry(name).role,
+        answers[name] = candidates_of(
+            index, name, doc.keys, PROSE, index.entry(name).role, max_docs=3
         )
     buffer = document("unsaved", extra)
-    answers["<buffer>"] = index.candidates(
-        buffer.fingerprints,
-        PROSE.salt,
-        max_docs=3,
-        reach=options.reach,
-        min_seeds=options.min_seeds,
-    )
-    answers["<ignored>"] = index.ignored_keys(keys_of(buffer.fingerprints.hashes), 3).tolist()
+    answers["<buffer>"] = candidates_of(index, "unsaved", buffer.keys, PROSE, Role(), max_docs=3)
+    answers["<ignored>"] = ignored_keys(index, buffer.fingerprints, 3).tolist()
+    answers["<candidates>"] = all_candidates(index, max_docs=3)[0]
     documents = {name: document(name, text) for name, text in texts.items()}
     answers["<pairs>"] = [
         (r.a.name, r.b.name, [(p.a.start, p.a.end, p.b.start, p.b.end) for p in r.passages])
-        for r in pairs(index, documents.__getitem__, max_docs=3)
+        for r in all_pairs(index, documents.__getitem__, Settings(max_docs=3))
     ]
+    for kind in KINDS:
+        keys, ids, positions = index.live_postings(kind)
+        names = [index.entry_of(i).name for i in ids.tolist()]
+        answers[f"<{kind}>"] = sorted(zip(keys.tolist(), names, positions.tolist(), strict=True))
     return answers
 
 
 def rebuilt(texts: dict[str, str], roles: dict[str, Role]) -> Index:
     fresh = Index()
     for name in sorted(texts):
-        doc = document(name, texts[name])
-        fresh.add(name, doc.fingerprints, doc.unit_count, PROSE.salt, roles[name])
+        fresh.add(name, document(name, texts[name]).keys, PROSE, roles[name])
     return fresh
 
 
@@ -92,8 +88,7 @@ class IndexMatchesRebuild(RuleBasedStateMachine):
         self.extra = text_of([0, 1, 2])
 
     def _add(self, name: str, text: str, role: Role) -> None:
-        doc = document(name, text)
-        self.index.add(name, doc.fingerprints, doc.unit_count, PROSE.salt, role)
+        self.index.add(name, document(name, text).keys, PROSE, role)
         self.texts[name] = text
         self.roles[name] = role
 
@@ -166,19 +161,27 @@ def test_a_document_finds_the_one_that_shares_its_paragraph():
     index = Index()
     shared = text_of([0, 1, 2, 3])
     for name, text in [("a", shared), ("b", text_of([4, 5]) + " " + shared), ("c", text_of([6]))]:
-        doc = document(name, text)
-        index.add(name, doc.fingerprints, doc.unit_count, PROSE.salt)
+        index.add(name, document(name, text).keys, PROSE)
     doc = document("a", shared)
-    options = PROSE.alignment
-    found = index.candidates(
-        doc.fingerprints,
-        PROSE.salt,
-        max_docs=10,
-        reach=options.reach,
-        min_seeds=options.min_seeds,
-        exclude="a",
-    )
-    assert [c.name for c in found] == ["b"]
+    found = candidates_of(index, "a", doc.keys, PROSE, Role(), max_docs=10)
+    assert [(c.a, c.b) for c in found] == [("a", "b")]
+    assert found[0].fingerprint_seeds >= PROSE.min_seeds and found[0].sentence_seeds >= 3
+
+
+def test_sentence_keys_are_indexed_beside_fingerprints():
+    index = Index()
+    doc = document("a", text_of([0, 1, 2, 3]))
+    index.add("a", doc.keys, PROSE)
+    entry = index.entry("a")
+    sentence_keys = index_module.SENTENCES
+    assert entry.postings == {
+        FINGERPRINTS: len(doc.fingerprints),
+        sentence_keys: len(doc.sentence_keys),
+    }
+    assert entry.postings[sentence_keys] > 0
+    keys, _, positions = index.live_postings(sentence_keys)
+    assert len(keys) == entry.postings[sentence_keys]
+    assert set(positions.tolist()) <= set(range(doc.unit_count))
 
 
 def test_a_template_is_subtracted_and_never_reported():
@@ -190,9 +193,8 @@ def test_a_template_is_subtracted_and_never_reported():
         "y": document("y", assignment + " " + text_of([5, 6])),
     }
     for name, doc in docs.items():
-        role = Role(template=name == "task")
-        index.add(name, doc.fingerprints, doc.unit_count, PROSE.salt, role)
-    assert pairs(index, docs.__getitem__) == []
+        index.add(name, doc.keys, PROSE, Role(template=name == "task"))
+    assert all_pairs(index, docs.__getitem__, Settings(max_docs=10)) == []
 
 
 def test_one_group_never_matches_itself_and_references_not_each_other():
@@ -207,25 +209,53 @@ def test_one_group_never_matches_itself_and_references_not_each_other():
     }
     docs = {name: document(name, shared) for name in roles}
     for name, doc in docs.items():
-        index.add(name, doc.fingerprints, doc.unit_count, PROSE.salt, roles[name])
-    reported = {(r.a.name, r.b.name) for r in pairs(index, docs.__getitem__)}
+        index.add(name, doc.keys, PROSE, roles[name])
+    reported = {(r.a.name, r.b.name) for r in all_pairs(index, docs.__getitem__, Settings(10))}
     assert ("alice/1", "alice/2") not in reported
     assert ("ref/1", "ref/2") not in reported
     assert ("alice/1", "bob/1") in reported
     assert ("alice/1", "ref/1") in reported
 
 
+def test_the_role_rule_is_symmetric():
+    roles = [
+        Role(),
+        Role(template=True),
+        Role(reference=True),
+        Role(group="a"),
+        Role(group="b"),
+        Role(reference=True, group="a"),
+    ]
+    for x in roles:
+        for y in roles:
+            assert x.may_pair(y) == y.may_pair(x)
+
+
 def test_compaction_keeps_every_live_posting():
     index = Index()
     docs = {name: document(name, text_of([i, (i + 3) % 10])) for i, name in enumerate("abcdef")}
     for name, doc in docs.items():
-        index.add(name, doc.fingerprints, doc.unit_count, PROSE.salt)
-    before = {name: index.entry(name).postings for name in docs}
+        index.add(name, doc.keys, PROSE)
+    before = {name: dict(index.entry(name).postings) for name in docs}
     for name in "abc":
         index.remove(name)
     index._compact()
-    _, ids, _ = index.live_postings()
-    counts = np.bincount(ids)
-    assert {index.name_of(i): int(c) for i, c in enumerate(counts) if c} == {
-        name: before[name] for name in "def"
-    }
+    for kind in KINDS:
+        _, ids, _ = index.live_postings(kind)
+        counts = np.bincount(ids)
+        assert {index.entry_of(i).name: int(c) for i, c in enumerate(counts) if c} == {
+            name: before[name][kind] for name in "def" if before[name][kind]
+        }
+
+
+def test_each_document_keeps_its_mode_through_export_and_restore():
+    index = Index()
+    prose, code = PROSE, MODES["code"]
+    index.add("essay.txt", document("essay.txt", text_of([0, 1])).keys, prose)
+    index.add("main.py", Document("main.py", "def f(x):\n    return x + 1\n", code).keys, code)
+    restored = Index.restore(index.export())
+    assert restored.entry("essay.txt").mode == prose
+    assert restored.entry("main.py").mode == code
+    for kind in KINDS:
+        for got, want in zip(restored.live_postings(kind), index.live_postings(kind), strict=True):
+            assert got.tolist() == want.tolist()

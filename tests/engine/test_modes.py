@@ -178,8 +178,15 @@ def test_every_choice_named_in_the_error_is_accepted() -> None:
         mode_by_name(name)
 
 
-def test_mode_names_offer_auto_besides_the_builtin_modes() -> None:
-    assert set(MODE_NAMES) == {*MODES, "auto"}
+def test_mode_names_are_the_builtin_modes() -> None:
+    assert MODE_NAMES == tuple(MODES) == ("prose", "words", "code")
+
+
+def test_a_mode_survives_being_saved_as_plain_values() -> None:
+    for mode in MODES.values():
+        assert Mode.from_data(mode.as_data()) == mode
+    with pytest.raises(ValueError):
+        Mode.from_data({"name": "prose"})
 
 
 # --- units per mode ----------------------------------------------------------------------

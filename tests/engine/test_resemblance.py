@@ -180,7 +180,7 @@ def test_prose_resemblance_is_the_similarity() -> None:
     prose = MODES["prose"]
     text = "The printing press spread across Europe within a few decades of its invention. " * 3
     result = compare(Document("a", text, prose), Document("b", text + " And more.", prose))
-    assert resemblance(result).score == result.similarity
+    assert resemblance(result.similarity, result.a, result.b).score == result.similarity
     with pytest.raises(ValueError):
         _ = result.a.lexicon
 

@@ -142,8 +142,8 @@ def test_a_shared_substring_of_guarantee_length_shares_a_fingerprint(
     letters = st.text(alphabet=alphabet, max_size=40)
     planted = data.draw(st.text(alphabet=alphabet, min_size=guarantee, max_size=guarantee + 20))
     a_before, a_after, b_before, b_after = (data.draw(letters) for _ in range(4))
-    fa = fingerprint(char_units(a_before + planted + a_after), mode)
-    fb = fingerprint(char_units(b_before + planted + b_after), mode)
+    fa = fingerprint(char_units(a_before + planted + a_after), mode.k, mode.window, mode.salt)
+    fb = fingerprint(char_units(b_before + planted + b_after), mode.k, mode.window, mode.salt)
 
     def inside(positions: np.ndarray, start: int) -> np.ndarray:
         return (positions >= start) & (positions + k <= start + len(planted))

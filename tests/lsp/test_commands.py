@@ -73,12 +73,13 @@ async def test_find_similar_returns_every_passage_with_both_locations(
     assert copied["score"] == 1.0
     assert copied["kind"] == "verbatim"
     assert copied["length"] == end - start
-    # excerpts: whitespace flattened, shortened with an ellipsis, the same words both sides
+    # excerpts: whitespace flattened, the middle elided, the same words both sides
     words = flat(text[start:end])
     for excerpt in (copied["excerpt"], copied["otherExcerpt"]):
         assert excerpt.startswith(FIRST_WORDS)
         assert len(excerpt) <= 300 < len(words)
-        assert excerpt.endswith("…") and words.startswith(excerpt[:-1])
+        head, tail = excerpt.split(" … ")
+        assert words.startswith(head) and words.endswith(tail)
     assert isinstance(copied["digest"], str) and copied["digest"]
 
     edited = results[1]

@@ -193,9 +193,9 @@ async def test_a_broken_doublet_toml_at_start_up_is_reported_and_the_server_work
 
 
 @pytest.mark.parametrize(
-    "settings", [{"debounce": DEBOUNCE_MS, "paraphrase": "off"}], indirect=True
+    "settings", [{"debounce": DEBOUNCE_MS, "paraphrase": False}], indirect=True
 )
-async def test_the_paraphrase_setting_turns_the_sentence_stage_off_and_on_live(
+async def test_the_paraphrase_setting_turns_the_paraphrase_stage_off_and_on_live(
     client: LanguageClient, folder: Path, settings: dict
 ):
     rel = "essays/farah-nasser.md"
@@ -203,7 +203,7 @@ async def test_the_paraphrase_setting_turns_the_sentence_stage_off_and_on_live(
     [copied] = await published(client, address, where=lambda d: len(d) == 1)
     assert "edited" in copied.message  # the copied sentence alone, found by fingerprints
 
-    client.set_configuration({**settings, "paraphrase": "all"}, section="doublet")
+    client.set_configuration({**settings, "paraphrase": True}, section="doublet")
     since = mark(client)
     push(client, None)
     [widened] = await published(

@@ -12,11 +12,10 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 from doublet import __version__
-from doublet.cli.loading import Thresholds, UsageError, load
 from doublet.cli.report import (
     Listing,
     compare_data,
@@ -30,18 +29,21 @@ from doublet.cli.report import (
     similarity_matrix,
     texts_of,
 )
-from doublet.config import ConfigError
-from doublet.engine.comparison import compare
+from doublet.config import DEFAULTS, ConfigError
+from doublet.engine.comparison import PairResult
 from doublet.engine.measures import measure_all
 from doublet.engine.modes import MODE_NAMES, MODES
-from doublet.engine.scan import PARAPHRASE_CHOICES, scan
-from doublet.sources import Skipped
-from doublet.workspace import Workspace
+from doublet.skipped import Skipped
+from doublet.workspace import Changes, Workspace
 
 T = TypeVar("T")
 
 #: The matrix view is for folders small enough to read as a table.
 MATRIX_LIMIT = 60
+
+
+class UsageError(Exception):
+    """A mistake in how the command was called; the message is shown as is."""
 
 
 def _positive_int(text: str) -> int:
@@ -68,7 +70,7 @@ def _fraction(text: str) -> float:
 def _add_matching_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--mode",
-        choices=MODE_NAMES,
+        choices=(*MODE_NAMES, "auto"),
         default="auto",
         help="how text is cut into units: prose (characters; Chinese too), words, code "
         "(tokens); auto picks code by file extension, else prose (default: auto)",
@@ -111,11 +113,10 @@ def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--paraphrase",
-        choices=PARAPHRASE_CHOICES,
-        help="which pairs are searched sentence by sentence for reworded passages: "
-        "widen (pairs that share a copied passage; the default), all (every candidate "
-        "pair: also finds pairs that share only paraphrase, two to three times slower), "
-        "off (copied text only); overrides paraphrase of doublet.toml",
+        choices=("on", "off"),
+        help="on: also compare documents sentence by sentence, to find reworded "
+        "(paraphrased, summarised) passages in prose (the default); off: copied text "
+        "only; overrides paraphrase of doublet.toml",
     )
 
 
@@ -227,10 +228,6 @@ def _progress(enabled: bool, description: str):
     return wrap
 
 
-def _thresholds(args: argparse.Namespace) -> Thresholds:
-    return Thresholds(noise=args.noise, guarantee=args.guarantee, min_length=args.min_length)
-
-
 def _overrides(args: argparse.Namespace) -> dict:
     """Command-line options as a configuration layer (same keys as doublet.toml)."""
     values: dict = {}
@@ -248,7 +245,7 @@ def _overrides(args: argparse.Namespace) -> dict:
     if getattr(args, "threshold", None) is not None:
         values["min_similarity"] = args.threshold
     if getattr(args, "paraphrase", None) is not None:
-        values["paraphrase"] = args.paraphrase
+        values["paraphrase"] = args.paraphrase == "on"
     if getattr(args, "max_docs", None) is not None:
         values["boilerplate"] = max(args.max_docs, 2)
     return values
@@ -263,29 +260,62 @@ def _open_workspace(root: str, args: argparse.Namespace, saved: bool = True) -> 
         raise UsageError(str(exc)) from None
 
 
-def _prefix(shown_root: str) -> str:
-    """What to put before a workspace-relative path to show it as the user named the root."""
-    return "" if shown_root in (".", "") else shown_root.rstrip("/") + "/"
+def _paths_workspace(paths: Sequence[str], args: argparse.Namespace) -> Workspace:
+    """Files and folders named one by one, as a workspace in memory with default settings."""
+    for given in paths:
+        if not os.path.lexists(given):
+            raise UsageError(f"no such file or directory: {given}")
+    try:
+        config = DEFAULTS.with_overrides(_overrides(args), "command line")
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    return Workspace.of_paths(paths, config)
 
 
-def _refresh(workspace: Workspace, show_progress: bool, shown_root: str) -> list[Skipped]:
-    """Refresh the index; files passed over are reported on stderr and returned."""
+def _namer(workspace: Workspace, given: Sequence[str]) -> Callable[[str], str]:
+    """How to print a workspace-relative path: under the file or folder the user named
+    (``given``: the root as typed, or each path of :meth:`Workspace.of_paths` as typed)."""
+    tops = workspace.selected if workspace.selected is not None else ("",)
+    spelled = dict(zip(tops, given, strict=True))
+
+    def shown(name: str) -> str:
+        top = max((t for t in tops if not t or name == t or name.startswith(t + "/")), key=len)
+        rest, base = name[len(top) :].lstrip("/"), spelled[top]
+        if not rest:
+            return base
+        return rest if base in (".", "") else base.rstrip("/") + "/" + rest
+
+    return shown
+
+
+def _refresh(
+    workspace: Workspace, show_progress: bool, shown: Callable[[str], str], named: bool = False
+) -> tuple[Changes, list[Skipped]]:
+    """Refresh the index; files passed over are reported on stderr and returned, named as
+    shown.
+
+    With ``named``, a file named on the command line that cannot be read is an error.
+    """
     changes = workspace.refresh(_progress(show_progress, "reading"))
-    prefix = _prefix(shown_root)
-    skipped = [Skipped(prefix + s.path, s.reason) for s in changes.skipped]
-    for item in skipped:
-        print(f"doublet: skipped {item.path}: {item.reason}", file=sys.stderr)
-    return skipped
+    skipped = []
+    for item in changes.skipped:
+        if named and workspace.selected is not None and item.path in workspace.selected:
+            raise UsageError(f"cannot read {shown(item.path)}: {item.reason}")
+        skipped.append(Skipped(shown(item.path), item.reason))
+        print(f"doublet: skipped {shown(item.path)}: {item.reason}", file=sys.stderr)
+    return changes, skipped
 
 
-def _workspace_listing(workspace: Workspace, shown_root: str) -> Listing:
-    rows = workspace.listing()
-    prefix = _prefix(shown_root)
+def _listing(
+    workspace: Workspace, shown: Callable[[str], str], names: Sequence[str] | None = None
+) -> Listing:
+    rows = {name: (chars, mode) for name, chars, mode in workspace.listing()}
+    names = list(rows) if names is None else list(names)
     return Listing(
-        [name for name, _, _ in rows],
-        {name: chars for name, chars, _ in rows},
-        {name: mode for name, _, mode in rows},
-        {name: prefix + name for name, _, _ in rows},
+        names,
+        {name: rows[name][0] for name in names},
+        {name: rows[name][1] for name in names},
+        {name: shown(name) for name in names},
     )
 
 
@@ -312,28 +342,20 @@ def run_scan(args: argparse.Namespace) -> int:
     show_progress = not args.no_progress
     if len(args.paths) == 1 and os.path.isdir(args.paths[0]):
         workspace = _open_workspace(args.paths[0], args, saved=not args.no_index)
-        skipped = _refresh(workspace, show_progress, args.paths[0])
-        if not args.no_index:
-            workspace.save()
-        listing = _workspace_listing(workspace, args.paths[0])
-        results = workspace.pairs(_progress(show_progress, "comparing"))
+        given = [args.paths[0]]
     else:
-        loaded = load(args.paths, args.mode, _thresholds(args), _progress(show_progress, "reading"))
-        for item in loaded.skipped:
-            print(f"doublet: skipped {item.path}: {item.reason}", file=sys.stderr)
-        listing = Listing.of_documents(loaded.documents)
-        skipped = loaded.skipped
-        results = scan(
-            loaded.documents,
-            max_docs=args.max_docs,
-            threshold=args.threshold or 0.0,
-            progress=_progress(show_progress, "comparing"),
-            paraphrase=args.paraphrase or "widen",
-        )
+        workspace = _paths_workspace(args.paths, args)
+        given = list(args.paths)
+    shown = _namer(workspace, given)
+    _, skipped = _refresh(workspace, show_progress, shown, named=workspace.selected is not None)
+    if workspace.selected is None and not args.no_index:
+        workspace.save()
+    listing = _listing(workspace, shown)
     if args.matrix and len(listing.names) > MATRIX_LIMIT:
         raise UsageError(
             f"--matrix shows at most {MATRIX_LIMIT} documents; found {len(listing.names)}"
         )
+    results = workspace.pairs(_progress(show_progress, "comparing"))
     data = scan_data(listing, results, skipped)
     _write(data, args, texts_of(results, listing), started)
     return 0
@@ -342,19 +364,14 @@ def run_scan(args: argparse.Namespace) -> int:
 def run_index(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     workspace = _open_workspace(args.root, args)
-    changes = workspace.refresh(_progress(not args.no_progress, "indexing"))
-    for skipped in changes.skipped:
-        print(
-            f"doublet: skipped {_prefix(args.root)}{skipped.path}: {skipped.reason}",
-            file=sys.stderr,
-        )
+    changes, skipped = _refresh(workspace, not args.no_progress, _namer(workspace, [args.root]))
     path = workspace.save()
     size = path.stat().st_size / 1e6
     print(
         f"Indexed {len(workspace.index)} documents in {time.perf_counter() - started:.2f} s: "
         f"{len(changes.added)} added, {len(changes.updated)} updated, "
         f"{len(changes.removed)} removed, {len(changes.renamed)} moved, "
-        f"{changes.unchanged} unchanged, {len(changes.skipped)} skipped. "
+        f"{changes.unchanged} unchanged, {len(skipped)} skipped. "
         f"Index: {path} ({size:.1f} MB)."
     )
     return 0
@@ -383,7 +400,8 @@ def run_similar(args: argparse.Namespace) -> int:
         raise UsageError(f"no such file: {args.file}")
     root = args.root or find_root(args.file)
     workspace = _open_workspace(root, args)
-    skipped = _refresh(workspace, not args.no_progress, os.path.relpath(root))
+    shown = _namer(workspace, [os.path.relpath(root)])
+    _, skipped = _refresh(workspace, not args.no_progress, shown)
     workspace.save()
     try:
         rel = workspace.relative(args.file)
@@ -393,16 +411,7 @@ def run_similar(args: argparse.Namespace) -> int:
         reason = next((s.reason for s in workspace.skipped if s.path == rel), "not included")
         raise UsageError(f"{args.file} is not a document of the workspace: {reason}")
     results = workspace.similar(rel)
-    names = [rel] + [r.b.name for r in results]
-    everything = {name: (chars, mode) for name, chars, mode in workspace.listing()}
-    shown = os.path.relpath(root)
-    prefix = "" if shown == "." else shown + "/"
-    listing = Listing(
-        names,
-        {n: everything[n][0] for n in names},
-        {n: everything[n][1] for n in names},
-        {n: prefix + n for n in names},
-    )
+    listing = _listing(workspace, shown, [rel] + [r.b.name for r in results])
     data = scan_data(listing, results, skipped)
     args.matrix = False
     _write(data, args, texts_of(results, listing), started)
@@ -410,7 +419,7 @@ def run_similar(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from doublet.lsp.server import serve  # imported here: the CLI does not need pygls
+    from doublet.lsp.handlers import serve  # imported here: the CLI does not need pygls
 
     serve(args.tcp)
     return 0
@@ -423,18 +432,26 @@ def run_config(args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    loaded = load([args.a, args.b], args.mode, _thresholds(args))
     for path in (args.a, args.b):
         if os.path.isdir(path):
             raise UsageError(f"compare takes two files; {path} is a folder")
-    a, b = loaded.documents
+    workspace = _paths_workspace([args.a, args.b], args)
+    shown = _namer(workspace, [args.a, args.b])
+    _refresh(workspace, False, shown, named=True)
+    names = [workspace.relative(p) for p in (args.a, args.b)]
+    if names[0] == names[1]:
+        raise UsageError("compare takes two different files")
+    a, b = (workspace.document(name) for name in names)
     if a.mode != b.mode:
         raise UsageError(
-            f"{a.name} is {a.mode.name} and {b.name} is {b.mode.name}; "
+            f"{shown(a.name)} is {a.mode.name} and {shown(b.name)} is {b.mode.name}; "
             "pass --mode to compare them the same way"
         )
-    result = compare(a, b)
-    data = compare_data(result, measure_all(a, b))
+    found = [r for r in workspace.pairs() if {r.a.name, r.b.name} == {a.name, b.name}]
+    result = found[0] if found else PairResult.nothing(a, b)
+    if result.a is not a:  # a pair found in a scan is ordered by name; keep A first
+        result = result.swapped()
+    data = compare_data(_listing(workspace, shown, names), result, measure_all(a, b))
     if args.format == "json":
         json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")

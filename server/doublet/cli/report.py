@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from doublet.engine.comparison import PairResult
 from doublet.engine.document import Document
 from doublet.engine.passages import Side
-from doublet.sources import Skipped
-
-JOINER = "\u2060"  # padding left by markup extraction; invisible, so not shown
+from doublet.excerpts import excerpt, line_range, lines_label
+from doublet.skipped import Skipped
 
 
 @dataclass(frozen=True)
@@ -34,15 +32,6 @@ class Listing:
     modes: dict[str, str]
     shown: dict[str, str]
 
-    @staticmethod
-    def of_documents(documents: Sequence[Document]) -> Listing:
-        return Listing(
-            [d.name for d in documents],
-            {d.name: len(d.text) for d in documents},
-            {d.name: d.mode.name for d in documents},
-            {d.name: d.name for d in documents},
-        )
-
     def ids(self) -> dict[str, int]:
         return {name: i for i, name in enumerate(self.names)}
 
@@ -54,12 +43,8 @@ class Listing:
 
 
 def _side(document: Document, side: Side) -> dict:
-    return {
-        "start": side.start,
-        "end": side.end,
-        "line": document.line_of(side.start),
-        "end_line": document.line_of(max(side.start, side.end - 1)),
-    }
+    first, last = line_range(document.text, side.start, side.end)
+    return {"start": side.start, "end": side.end, "line": first, "end_line": last}
 
 
 def pair_data(result: PairResult, ids: dict[str, int]) -> dict:
@@ -112,8 +97,7 @@ def scan_data(listing: Listing, results: Sequence[PairResult], skipped: Sequence
     }
 
 
-def compare_data(result: PairResult, measures: dict[str, float]) -> dict:
-    listing = Listing.of_documents([result.a, result.b])
+def compare_data(listing: Listing, result: PairResult, measures: dict[str, float]) -> dict:
     data = {"documents": listing.data()}
     data.update(pair_data(result, listing.ids()))
     data["measures"] = {k: round(v, 4) if isinstance(v, float) else v for k, v in measures.items()}
@@ -126,20 +110,8 @@ def texts_of(results: Sequence[PairResult], listing: Listing) -> dict[int, Docum
     return {ids[d.name]: d for r in results for d in (r.a, r.b)}
 
 
-def excerpt(text: str, start: int, end: int, width: int = 72) -> str:
-    """The passage on one line, middle elided when long."""
-    flat = re.sub(r"\s+", " ", text[start:end].replace(JOINER, "")).strip()
-    if len(flat) <= width:
-        return flat
-    head = width * 3 // 5
-    tail = width - head - 3
-    return f"{flat[:head].rstrip()} … {flat[-tail:].lstrip()}"
-
-
 def _lines(side: dict) -> str:
-    if side["line"] == side["end_line"]:
-        return f"line {side['line']}"
-    return f"lines {side['line']}–{side['end_line']}"
+    return lines_label(side["line"], side["end_line"])
 
 
 def _percent(value: float) -> str:
@@ -253,9 +225,10 @@ def render_matrix_csv(data: dict) -> str:
 
 def render_compare_text(data: dict, documents: Sequence[Document]) -> str:
     a, b = documents
+    path_a, path_b = (d["path"] for d in data["documents"])
     out = io.StringIO()
-    out.write(f"A: {a.name} ({len(a.text)} characters, {a.mode.name} mode)\n")
-    out.write(f"B: {b.name} ({len(b.text)} characters, {b.mode.name} mode)\n\n")
+    out.write(f"A: {path_a} ({len(a.text)} characters, {a.mode.name} mode)\n")
+    out.write(f"B: {path_b} ({len(b.text)} characters, {b.mode.name} mode)\n\n")
     out.write(
         f"similarity {_percent(data['similarity'])} · covers {_percent(data['a_coverage'])}"
         f" of A, {_percent(data['b_coverage'])} of B · longest passage {data['longest']}"

@@ -7,9 +7,9 @@ tokens in code), so layout, punctuation and comments weigh nothing:
     similarity = (covered units of A + covered units of B) / (units of A + units of B)
     exact_coverage = units of A and B in exact runs inside passages / (units of A + units of B)
 
-A reworded passage counts in full for the similarity but only by its exact
-runs for the exact coverage, so the two together say how much was reused and
-how much of that word for word.
+A passage found by the paraphrase stage counts in full for the similarity but
+only by its exact runs for the exact coverage, so the two together say how
+much was reused and how much of that word for word.
 """
 
 from __future__ import annotations
@@ -17,16 +17,14 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
 
 import numpy as np
 
 from doublet.engine.document import Document
 from doublet.engine.fingerprints import Fingerprints
-from doublet.engine.paraphrase import align_sentences, with_reworded
+from doublet.engine.paraphrase import SentenceAlignment, with_paraphrase
 from doublet.engine.passages import AlignOptions, Passage, align_seeds, find_seeds, union_length
 from doublet.engine.resemblance import Resemblance, resemblance
-from doublet.engine.sentences import split_spans
 
 
 @dataclass(frozen=True)
@@ -62,7 +60,24 @@ class PairResult:
     @cached_property
     def resemblance(self) -> Resemblance:
         """How alike the documents are as a whole (for code, more than the passages)."""
-        return resemblance(self)
+        return resemblance(self.similarity, self.a, self.b)
+
+    @staticmethod
+    def nothing(a: Document, b: Document) -> PairResult:
+        """Two documents that share no passage."""
+        return PairResult(a, b, [], 0, 0, a.unit_count, b.unit_count)
+
+    def swapped(self) -> PairResult:
+        """The same pair with B first."""
+        return PairResult(
+            self.b,
+            self.a,
+            sorted((p.swapped() for p in self.passages), key=lambda p: (p.a.first, p.b.first)),
+            self.b_covered,
+            self.a_covered,
+            self.b_units,
+            self.a_units,
+        )
 
     def with_passages(self, passages: list[Passage]) -> PairResult:
         """The same pair with only ``passages`` (coverage recounted)."""
@@ -87,39 +102,55 @@ def compare(
     b: Document,
     options: AlignOptions | None = None,
     fingerprints: tuple[Fingerprints, Fingerprints] | None = None,
-    reworded: bool | Literal["widen"] | None = None,
+    paraphrase: bool | None = None,
+    copied: bool = True,
 ) -> PairResult:
     """All passages shared by two documents of the same mode.
 
-    ``fingerprints`` replaces the documents' own (a scan passes them with
-    boilerplate removed). ``reworded`` says whether to look for paraphrase
-    sentence by sentence as well: True, False, None (as the mode says) or
-    ``"widen"``: only within WIDEN_REACH of copied passages, if there are any
-    (so a copied passage grows over the reworded text around it).
+    ``fingerprints`` replaces the documents' own (boilerplate and template
+    fingerprints removed, say); text whose fingerprints were left out is left
+    out of the paraphrase stage too. ``paraphrase`` says whether to compare the
+    documents sentence by sentence as well (None: as their mode says); ``copied``
+    whether to look for copied passages (False when it is known there are none).
+
+    The answer does not depend on which document is given first: the pair is
+    aligned in one orientation (the shorter document first) and turned as asked.
     """
     if a.mode.salt != b.mode.salt:
         raise ValueError(
             f"{a.name} ({a.mode.name}) and {b.name} ({b.mode.name}) are in different modes"
         )
-    options = options or a.mode.alignment
     fa, fb = fingerprints or (a.fingerprints, b.fingerprints)
-    seeds = find_seeds(fa, fb, options)
+    if (b.unit_count, b.name) < (a.unit_count, a.name):
+        return _aligned(b, a, options, (fb, fa), paraphrase, copied).swapped()
+    return _aligned(a, b, options, (fa, fb), paraphrase, copied)
+
+
+def _aligned(
+    a: Document,
+    b: Document,
+    options: AlignOptions | None,
+    fingerprints: tuple[Fingerprints, Fingerprints],
+    paraphrase: bool | None,
+    copied: bool,
+) -> PairResult:
+    options = options or a.mode.alignment
+    fa, fb = fingerprints
+    seeds = find_seeds(fa, fb, options) if copied else None
     # units (the documents' text, cut up) are needed only when seeds were found
-    passages = align_seeds(seeds, a.units, b.units, options) if len(seeds) else []
-    widen = reworded == "widen"
-    if widen and not passages:
-        reworded = False
-    if a.mode.reworded if reworded is None or widen else reworded:
-        if widen:  # only the surroundings of the copied passages
-            sentences_a = split_spans(a.text, _around([(p.a.start, p.a.end) for p in passages]))
-            sentences_b = split_spans(b.text, _around([(p.b.start, p.b.end) for p in passages]))
-        else:
-            sentences_a, sentences_b = a.sentences, b.sentences
-        # text whose fingerprints were left out (boilerplate, templates) is left out here too
-        sentences_a = sentences_a.without(_left_out(a, fa))
-        sentences_b = sentences_b.without(_left_out(b, fb))
-        fragments = align_sentences(sentences_a, sentences_b)
-        passages = with_reworded(passages, fragments, a.units, b.units, options.min_length)
+    passages = align_seeds(seeds, a.units, b.units, options) if seeds else []
+    if a.mode.paraphrase if paraphrase is None else paraphrase:
+        alignment = SentenceAlignment(
+            a.sentences.without(*_left_out(a, fa)), b.sentences.without(*_left_out(b, fb))
+        )
+        passages = with_paraphrase(
+            passages,
+            alignment.fragments(),
+            alignment.similarity,
+            a.units,
+            b.units,
+            options.min_length,
+        )
     return PairResult(
         a,
         b,
@@ -131,29 +162,16 @@ def compare(
     )
 
 
-#: How far (characters) around a copied passage ``reworded="widen"`` looks for
-#: reworded sentences: about two paragraphs.
-WIDEN_REACH = 2000
-
-
-def _around(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The spans widened by WIDEN_REACH on each side, overlapping ones merged."""
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted((max(0, s - WIDEN_REACH), e + WIDEN_REACH) for s, e in spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
-
-
-def _left_out(document: Document, used: Fingerprints) -> np.ndarray:
-    """Text offsets of the document's fingerprints that are not among ``used``."""
+def _left_out(document: Document, used: Fingerprints) -> tuple[np.ndarray, np.ndarray]:
+    """Text offsets of the document's fingerprints that are not among ``used``, and of
+    those that are."""
     every = document.fingerprints
     if len(used) == len(every):
-        return np.zeros(0, dtype=np.int64)
-    positions = np.setdiff1d(every.positions, used.positions, assume_unique=True)
-    return document.units.starts[positions]
+        nothing = np.zeros(0, dtype=np.int64)
+        return nothing, nothing
+    kept = np.isin(every.positions, used.positions, assume_unique=True)
+    offsets = document.fingerprint_offsets
+    return offsets[~kept], offsets[kept]
 
 
 def passage_digest(a: Document, b: Document, passage: Passage) -> str:

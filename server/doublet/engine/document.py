@@ -1,21 +1,34 @@
-"""A document as the engine sees it: decoded text, a mode, units and fingerprints.
+"""A document as the engine sees it: decoded text, a mode, and what is derived from them.
 
-Units and fingerprints are derived from the text on first use and cached; they
-can be dropped (:meth:`Document.forget`) to save memory and recomputed later,
-because they are a pure function of text and mode.
+Units, fingerprints, sentences and sentence keys are derived from the text on
+first use and cached; they can be dropped (:meth:`Document.forget`) to save
+memory and recomputed later, because they are a pure function of text and mode.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from doublet.engine.chars import char_units
 from doublet.engine.code import Lexicon
 from doublet.engine.fingerprints import Fingerprints, fingerprint
 from doublet.engine.modes import Mode
 from doublet.engine.quotes import quoted_mask
+from doublet.engine.sentence_keys import SentenceKeys, sentence_keys
 from doublet.engine.sentences import Sentences
 from doublet.engine.sentences import split as split_sentences
 from doublet.engine.units import Units
+
+
+@dataclass(frozen=True)
+class DocumentKeys:
+    """What the index keeps of a document: hashes with unit positions, and no text."""
+
+    fingerprints: Fingerprints
+    sentence_keys: SentenceKeys
+    units: int  # how many units the document has (positions lie below it)
 
 
 @dataclass(eq=False)
@@ -26,15 +39,21 @@ class Document:
     text: str
     mode: Mode
     _units: Units | None = field(default=None, repr=False)
+    _chars: Units | None = field(default=None, repr=False)  # kept only until sentences are cut
     _fingerprints: Fingerprints | None = field(default=None, repr=False)
     _unit_count: int | None = field(default=None, repr=False)
     _sentences: Sentences | None = field(default=None, repr=False)
+    _sentence_keys: SentenceKeys | None = field(default=None, repr=False)
+    _fingerprint_offsets: np.ndarray | None = field(default=None, repr=False)
     _lexicon: Lexicon | None = field(default=None, repr=False)
 
     @property
     def units(self) -> Units:
         if self._units is None:
-            self._units = self.mode.units(self.text, self.name)
+            if self.mode.paraphrase and self._sentences is None:
+                # the paraphrase stage reads the same folded characters: fold once
+                self._chars = char_units(self.text)
+            self._units = self.mode.units(self.text, self.name, self._chars)
             self._unit_count = len(self._units)
         return self._units
 
@@ -48,16 +67,48 @@ class Document:
     @property
     def fingerprints(self) -> Fingerprints:
         if self._fingerprints is None:
-            skip = quoted_mask(self.text, self.units.starts) if self.mode.skip_quotations else None
-            self._fingerprints = fingerprint(self.units, self.mode, skip)
+            mode = self.mode
+            skip = quoted_mask(self.text, self.units.starts) if mode.skip_quotations else None
+            self._fingerprints = fingerprint(self.units, mode.k, mode.window, mode.salt, skip)
         return self._fingerprints
+
+    @property
+    def fingerprint_offsets(self) -> np.ndarray:
+        """The text offset where each fingerprint's k-gram starts (kept without the units)."""
+        if self._fingerprint_offsets is None:
+            self._fingerprint_offsets = self.units.starts[self.fingerprints.positions]
+        return self._fingerprint_offsets
 
     @property
     def sentences(self) -> Sentences:
         """The text's sentences as content terms, for the paraphrase stage."""
         if self._sentences is None:
-            self._sentences = split_sentences(self.text)
+            self._sentences = split_sentences(self.text, self._chars)
+            self._chars = None
         return self._sentences
+
+    @property
+    def sentence_keys(self) -> SentenceKeys:
+        """Keys of the sentences, for the index to find reworded text (none if the mode
+        has no paraphrase stage)."""
+        if self._sentence_keys is None:
+            if self.mode.paraphrase:
+                units = self.units
+                self._sentence_keys = sentence_keys(self.sentences, units.starts, self.mode.salt)
+            else:
+                self._sentence_keys = SentenceKeys.empty()
+        return self._sentence_keys
+
+    @property
+    def keys(self) -> DocumentKeys:
+        """Everything the index needs of this document."""
+        return DocumentKeys(self.fingerprints, self.sentence_keys, self.unit_count)
+
+    def known_keys(self) -> DocumentKeys | None:
+        """The keys if they were computed already, else None (nothing is computed)."""
+        if self._fingerprints is None or self._sentence_keys is None:
+            return None
+        return DocumentKeys(self._fingerprints, self._sentence_keys, self.unit_count)
 
     @property
     def lexicon(self) -> Lexicon:
@@ -66,16 +117,22 @@ class Document:
             self._lexicon = self.mode.lexicon(self.text, self.name)
         return self._lexicon
 
-    def use_fingerprints(self, fingerprints: Fingerprints) -> None:
-        """Take fingerprints computed earlier from this same text and mode."""
-        self._fingerprints = fingerprints
+    def use_keys(self, keys: DocumentKeys) -> None:
+        """Take keys computed earlier from this same text and mode."""
+        self._fingerprints = keys.fingerprints
+        self._sentence_keys = keys.sentence_keys
+        self._unit_count = keys.units
+        self._fingerprint_offsets = None
+
+    def drop_units(self) -> None:
+        """Drop the units (the largest part, and quick to make again)."""
+        self._units = None
+        self._chars = None
 
     def forget(self) -> None:
-        """Drop the units, sentences and lexicon; fingerprints stay for the index."""
+        """Drop the units, sentences and lexicon; the keys stay for the index."""
         self._units = None
+        self._chars = None
         self._sentences = None
         self._lexicon = None
-
-    def line_of(self, offset: int) -> int:
-        """1-based line number of a code-point offset."""
-        return self.text.count("\n", 0, offset) + 1
+        self._fingerprint_offsets = None

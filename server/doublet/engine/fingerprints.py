@@ -13,7 +13,6 @@ from functools import cached_property
 import numpy as np
 
 from doublet.engine.hashing import kgram_hashes
-from doublet.engine.modes import Mode
 from doublet.engine.units import Units
 from doublet.engine.winnowing import winnow
 
@@ -40,21 +39,18 @@ class Fingerprints:
         return Fingerprints(np.zeros(0, np.uint64), np.zeros(0, np.int64), k)
 
 
-def all_kgrams(units: Units, mode: Mode) -> np.ndarray:
-    """Hashes of every k-gram (not winnowed): for profiles and exact checks."""
-    return kgram_hashes(units.symbols, mode.k, mode.salt)
-
-
-def fingerprint(units: Units, mode: Mode, skip: np.ndarray | None = None) -> Fingerprints:
-    """Winnow the k-gram hashes of ``units`` with the mode's k and window.
+def fingerprint(
+    units: Units, k: int, window: int, salt: int, skip: np.ndarray | None = None
+) -> Fingerprints:
+    """Winnow the k-gram hashes of ``units`` (salted) with a window of ``window`` hashes.
 
     ``skip`` marks units where no fingerprint may start (text in quotation
     marks); winnowing runs first, so the other fingerprints stay where they were.
     """
-    hashes = all_kgrams(units, mode)
+    hashes = kgram_hashes(units.symbols, k, salt)
     if hashes.shape[0] == 0:
-        return Fingerprints.empty(mode.k)
-    positions = winnow(hashes, mode.window)
+        return Fingerprints.empty(k)
+    positions = winnow(hashes, window)
     if skip is not None and skip.any():
         positions = positions[~skip[positions]]
-    return Fingerprints(hashes[positions], positions, mode.k)
+    return Fingerprints(hashes[positions], positions, k)

@@ -12,16 +12,17 @@ salts every hash, so fingerprints of different modes never meet.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import PurePath
+from typing import Any
 
 from doublet.engine.chars import char_units, weigh_cjk
 from doublet.engine.code import CODE_EXTENSIONS, Lexicon, code_lexicon, code_units
 from doublet.engine.hashing import salt_of
 from doublet.engine.passages import AlignOptions
 from doublet.engine.units import Units
-from doublet.engine.words import word_units
+from doublet.engine.words import words_of
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class Mode:
     min_score: float = 0.2  # ... and this share of it must lie in exact runs
     keep_comments: bool = False
     skip_quotations: bool = True  # text in quotation marks is cited, not copied
-    reworded: bool = True  # look for paraphrase sentence by sentence too (engine/paraphrase)
+    paraphrase: bool = True  # the paraphrase stage: sentences compared too (engine/paraphrase)
     lexical: bool = False  # literals and names are evidence too (engine/resemblance)
 
     def __post_init__(self) -> None:
@@ -67,9 +68,16 @@ class Mode:
         return salt_of(f"doublet/{self.name}/{self.keep_comments}")
 
     @property
-    def fingerprint_params(self) -> tuple[str, int, int, bool, bool]:
-        """Everything besides the text that decides a document's fingerprints."""
-        return (self.name, self.k, self.window, self.keep_comments, self.skip_quotations)
+    def key_params(self) -> tuple:
+        """Everything besides the text that decides a document's keys in the index."""
+        return (
+            self.name,
+            self.k,
+            self.window,
+            self.keep_comments,
+            self.skip_quotations,
+            self.paraphrase,
+        )
 
     @property
     def alignment(self) -> AlignOptions:
@@ -82,6 +90,21 @@ class Mode:
             min_score=self.min_score,
             min_seeds=self.min_seeds,
         )
+
+    def as_data(self) -> dict[str, Any]:
+        """The mode as plain values (the saved index keeps each document's mode)."""
+        return asdict(self)
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Mode:
+        """A mode from :meth:`as_data`; ValueError if the values do not make one."""
+        names = {f.name for f in fields(cls)}
+        if not isinstance(data, Mapping) or set(data) != names:
+            raise ValueError(f"not a mode: {data!r:.80}")
+        try:
+            return cls(**data)
+        except TypeError as exc:
+            raise ValueError(f"not a mode: {exc}") from None
 
     def with_thresholds(
         self,
@@ -102,9 +125,9 @@ class Mode:
             gap=self.gap if gap is None else gap,
         )
 
-    def units(self, text: str, filename: str | None = None) -> Units:
-        """Cut ``text`` into this mode's units."""
-        return _NORMALIZERS[self.name](text, filename, self)
+    def units(self, text: str, filename: str | None = None, chars: Units | None = None) -> Units:
+        """Cut ``text`` into this mode's units (``chars``: its character units, if made)."""
+        return _NORMALIZERS[self.name](text, filename, self, chars)
 
     def lexicon(self, text: str, filename: str | None = None) -> Lexicon:
         """The literals and names of ``text``, for modes that are ``lexical``."""
@@ -113,19 +136,19 @@ class Mode:
         return code_lexicon(text, filename=filename)
 
 
-def _chars(text: str, filename: str | None, mode: Mode) -> Units:
-    return weigh_cjk(char_units(text))
+def _chars(text: str, filename: str | None, mode: Mode, chars: Units | None) -> Units:
+    return weigh_cjk(char_units(text) if chars is None else chars)
 
 
-def _words(text: str, filename: str | None, mode: Mode) -> Units:
-    return word_units(text)
+def _words(text: str, filename: str | None, mode: Mode, chars: Units | None) -> Units:
+    return words_of(char_units(text) if chars is None else chars)[0]
 
 
-def _code(text: str, filename: str | None, mode: Mode) -> Units:
+def _code(text: str, filename: str | None, mode: Mode, chars: Units | None) -> Units:
     return code_units(text, filename=filename, keep_comments=mode.keep_comments)
 
 
-_NORMALIZERS: dict[str, Callable[[str, str | None, Mode], Units]] = {
+_NORMALIZERS: dict[str, Callable[[str, str | None, Mode, Units | None], Units]] = {
     "prose": _chars,
     "words": _words,
     "code": _code,
@@ -156,12 +179,12 @@ MODES: dict[str, Mode] = {
         anchor=16,
         min_seeds=3,
         skip_quotations=False,
-        reworded=False,
+        paraphrase=False,
         lexical=True,
     ),
 }
 
-MODE_NAMES = (*MODES, "auto")
+MODE_NAMES = tuple(MODES)
 
 
 def mode_by_name(name: str) -> Mode:

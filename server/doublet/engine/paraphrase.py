@@ -20,7 +20,7 @@ Gelbukh (PAN 2014) — seeding, extension, filtering — written afresh:
    lower cosine, keeping clusters whose seeds run in the same order in A and
    B, and whose B side is at least twice as long as A's.
 
-``with_reworded`` then lays the fragments over the fingerprint passages.
+``with_paraphrase`` then lays the fragments over the fingerprint passages.
 Only candidate pairs of the fingerprint index get here (engine/comparison
 and engine/scan say which), so its cost — a few milliseconds a pair — is paid
 where it can matter.
@@ -28,12 +28,13 @@ where it can matter.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from doublet.engine.passages import Passage, Side
-from doublet.engine.sentences import Sentences
+from doublet.engine.sentences import Sentences, TermCells
 from doublet.engine.units import Units
 
 SEED_COSINE = 0.33
@@ -78,31 +79,34 @@ class _Weights:
 
 
 def _weights(sa: Sentences, sb: Sentences) -> tuple[_Weights, _Weights]:
-    """tf-isf weights of both documents' sentences; isf counts sentences of both."""
-    n = len(sa) + len(sb)
-    ids = np.concatenate([sa.term_ids, sb.term_ids])
-    rows = np.concatenate([sa.owners, sb.owners + len(sa)])
-    vocabulary, terms = np.unique(ids, return_inverse=True)
-    width = max(vocabulary.shape[0], 1)
-    cells, counts = np.unique(rows * width + terms, return_counts=True)  # sorted by sentence
-    cell_rows, cell_terms = cells // width, cells % width
-    frequency = np.bincount(cell_terms, minlength=width)  # sentences holding each term
-    weights = counts * np.log(n / frequency[cell_terms])
-    norms = np.sqrt(np.bincount(cell_rows, weights=weights**2, minlength=n))
-    sizes = np.bincount(cell_rows, minlength=n)
-    split = int(np.searchsorted(cell_rows, len(sa)))
+    """tf-isf weights of both documents' sentences; isf counts sentences of both.
 
-    def side(cut: slice, offset: int, count: int) -> _Weights:
+    Each document's term counts are made once (``Sentences.cells``); a pair
+    only numbers the two vocabularies together and weighs.
+    """
+    n = len(sa) + len(sb)
+    ca, cb = sa.cells, sb.cells
+    vocabulary = np.union1d(ca.vocabulary, cb.vocabulary)
+    width = max(vocabulary.shape[0], 1)
+    in_a = np.searchsorted(vocabulary, ca.vocabulary)
+    in_b = np.searchsorted(vocabulary, cb.vocabulary)
+    frequency = np.zeros(width, dtype=np.int64)  # sentences of both holding each term
+    frequency[in_a] += ca.frequency
+    frequency[in_b] += cb.frequency
+
+    def side(cells: TermCells, numbered: np.ndarray, count: int) -> _Weights:
+        terms = numbered[cells.terms]
+        weights = cells.counts * np.log(n / frequency[terms])
         return _Weights(
-            cell_rows[cut] - offset,
-            cell_terms[cut],
-            weights[cut],
-            norms[offset : offset + count],
-            sizes[offset : offset + count],
+            cells.rows,
+            terms,
+            weights,
+            np.sqrt(np.bincount(cells.rows, weights=weights**2, minlength=count)),
+            np.bincount(cells.rows, minlength=count),
             width,
         )
 
-    return side(slice(0, split), 0, len(sa)), side(slice(split, None), len(sa), len(sb))
+    return side(ca, in_a, len(sa)), side(cb, in_b, len(sb))
 
 
 #: Most (sentence of A, sentence of B) term matches the seeding join may make. A
@@ -190,22 +194,70 @@ SUMMARY_ORDER = 0.4
 ORDER_SAMPLE = 300  # seeds at most that the order is judged on
 
 
-def align_sentences(sa: Sentences, sb: Sentences) -> list[Fragment]:
-    """Reworded passages shared by two documents, as fragments (no overlaps in A).
+class SentenceAlignment:
+    """The paraphrase stage for one pair of documents: their sentences, weighed together.
 
-    If the usual gap finds nothing, a wider one looks for a summary: kept only
-    where one side is at least SUMMARY_SPREAD times as long as the other.
+    ``fragments`` are the reworded passages; ``similarity`` is the cosine of any
+    two stretches of the documents, which judges whether passages joined into a
+    summary still tell the same thing as a whole.
     """
-    seeded = _seeds(sa, sb)
-    if seeded is None:
-        return []
-    found = _fragments(*seeded, sa, sb, max_gap=MAX_GAP, valid=VALID_COSINE)
-    if found:
-        return found
-    wide = _fragments(
-        *seeded, sa, sb, max_gap=SUMMARY_MAX_GAP, valid=SUMMARY_COSINE, min_order=SUMMARY_ORDER
-    )
-    return [f for f in wide if _spread(f.a_end - f.a_start, f.b_end - f.b_start)]
+
+    def __init__(self, sa: Sentences, sb: Sentences) -> None:
+        self.sa, self.sb = sa, sb
+        self._weights = _weights(sa, sb) if len(sa) and len(sb) else None
+
+    def fragments(self) -> list[Fragment]:
+        """Reworded passages shared by the two documents (no two overlap on either side).
+
+        If the usual gap finds nothing, a wider one looks for a summary: kept only
+        where one side is at least SUMMARY_SPREAD times as long as the other.
+        """
+        if self._weights is None:
+            return []
+        wa, wb = self._weights
+        seeds = _seeds(wa, wb, len(self.sb))
+        if seeds is None:
+            return []
+        found = _fragments(wa, wb, seeds, self.sa, self.sb, max_gap=MAX_GAP, valid=VALID_COSINE)
+        if found:
+            return found
+        wide = _fragments(
+            wa,
+            wb,
+            seeds,
+            self.sa,
+            self.sb,
+            max_gap=SUMMARY_MAX_GAP,
+            valid=SUMMARY_COSINE,
+            min_order=SUMMARY_ORDER,
+        )
+        return [f for f in wide if _spread(f.a_end - f.a_start, f.b_end - f.b_start)]
+
+    def similarity(self, a_start: int, a_end: int, b_start: int, b_end: int) -> float:
+        """Cosine of the sentences overlapping ``[a_start, a_end)`` in A and ``[b_start,
+        b_end)`` in B (0 when either holds none)."""
+        if self._weights is None:
+            return 0.0
+        wa, wb = self._weights
+        span_a = _sentence_span(self.sa, a_start, a_end)
+        span_b = _sentence_span(self.sb, b_start, b_end)
+        if span_a is None or span_b is None:
+            return 0.0
+        va, vb = wa.span(*span_a), wb.span(*span_b)
+        norm = float(np.linalg.norm(va) * np.linalg.norm(vb))
+        return float(va @ vb) / norm if norm else 0.0
+
+
+def _sentence_span(sentences: Sentences, start: int, end: int) -> tuple[int, int] | None:
+    """First and last sentence overlapping ``[start, end)``, if any."""
+    first = int(np.searchsorted(sentences.ends, start, side="right"))
+    last = int(np.searchsorted(sentences.starts, end, side="left")) - 1
+    return (first, last) if first <= last else None
+
+
+def align_sentences(sa: Sentences, sb: Sentences) -> list[Fragment]:
+    """Reworded passages shared by two documents, as fragments."""
+    return SentenceAlignment(sa, sb).fragments()
 
 
 def _spread(a: int, b: int) -> bool:
@@ -213,19 +265,16 @@ def _spread(a: int, b: int) -> bool:
     return max(a, b) >= SUMMARY_SPREAD * min(a, b)
 
 
-def _seeds(sa: Sentences, sb: Sentences) -> tuple[_Weights, _Weights, np.ndarray] | None:
-    """Both documents' weights and the seeds: rows of (sentence in A, sentence in B, cosine)."""
-    if not len(sa) or not len(sb):
-        return None
-    wa, wb = _weights(sa, sb)
+def _seeds(wa: _Weights, wb: _Weights, count_b: int) -> np.ndarray | None:
+    """The seeds: rows of (sentence in A, sentence in B, cosine)."""
     ids, dots, common = _sentence_pairs(wa, wb)
-    rows, columns = ids // len(sb), ids % len(sb)
+    rows, columns = ids // count_b, ids % count_b
     cosine = dots / np.maximum(wa.norms[rows] * wb.norms[columns], 1e-12)
     dice = 2 * common / np.maximum(wa.sizes[rows] + wb.sizes[columns], 1)
     seeded = (cosine > SEED_COSINE) & (dice > SEED_DICE)
     if not seeded.any():
         return None
-    return wa, wb, np.column_stack([rows[seeded], columns[seeded], cosine[seeded]])
+    return np.column_stack([rows[seeded], columns[seeded], cosine[seeded]])
 
 
 def _fragments(
@@ -275,7 +324,11 @@ def _fragments(
             continue
         if fragment.seeds == 1 and fragment.similarity < SINGLE_SEED_COSINE:
             continue
-        if all(fragment.a_end <= k.a_start or k.a_end <= fragment.a_start for k in kept):
+        if not any(
+            _overlap(fragment.a_start, fragment.a_end, k.a_start, k.a_end)
+            or _overlap(fragment.b_start, fragment.b_end, k.b_start, k.b_end)
+            for k in kept
+        ):
             kept.append(fragment)
     return sorted(kept, key=lambda f: f.a_start)
 
@@ -290,6 +343,11 @@ SUMMARY_SPREAD = 2.0
 
 def _overlap(x0: int, x1: int, y0: int, y1: int) -> bool:
     return x0 < y1 and y0 < x1
+
+
+def _mostly_within(x0: int, x1: int, y0: int, y1: int) -> bool:
+    """Whether more than half of ``[x0, x1)`` lies inside ``[y0, y1)``."""
+    return 2 * (min(x1, y1) - max(x0, y0)) > x1 - x0
 
 
 def _side(units: Units, start: int, end: int) -> Side | None:
@@ -311,13 +369,17 @@ def _joined(parts: list[Passage], a: Side, b: Side) -> Passage:
         round(min(score, 1.0), 4),
         max((p.longest_run for p in parts), default=0),
         sum(p.seeds for p in parts),
-        reworded=True,
+        paraphrase=True,
     )
 
 
-def with_reworded(
+Similarity = Callable[[int, int, int, int], float]  # (a_start, a_end, b_start, b_end)
+
+
+def with_paraphrase(
     passages: list[Passage],
     fragments: list[Fragment],
+    similarity: Similarity,
     ua: Units,
     ub: Units,
     min_length: int = 1,
@@ -342,11 +404,13 @@ def with_reworded(
             continue
         if any(
             p.score >= PRECISE_SCORE
-            and 2 * (min(p.a.end, fragment.a_end) - max(p.a.start, fragment.a_start))
-            > fragment.a_end - fragment.a_start
+            and (
+                _mostly_within(fragment.a_start, fragment.a_end, p.a.start, p.a.end)
+                or _mostly_within(fragment.b_start, fragment.b_end, p.b.start, p.b.end)
+            )
             for p in passages
         ):
-            continue  # this stretch of A is already matched exactly, elsewhere in B
+            continue  # this stretch is already matched exactly, elsewhere
         kept.append((fragment, near))
     result: list[Passage] = []
     absorbed: set[int] = set()
@@ -361,7 +425,19 @@ def with_reworded(
         absorbed.update(near)
         result.append(_joined([passages[i] for i in sorted(near)], side_a, side_b))
     result.extend(p for i, p in enumerate(passages) if i not in absorbed)
-    return _summaries(sorted(result, key=lambda p: (p.a.start, p.b.start)), ua, ub)
+    # a summary may be on either side: join along A, then along B
+    result = _summaries(_ordered(result), ua, ub, similarity)
+    swapped = _summaries(
+        _ordered([p.swapped() for p in result]),
+        ub,
+        ua,
+        lambda a0, a1, b0, b1: similarity(b0, b1, a0, a1),
+    )
+    return _ordered([p.swapped() for p in swapped])
+
+
+def _ordered(passages: list[Passage]) -> list[Passage]:
+    return sorted(passages, key=lambda p: (p.a.start, p.b.start))
 
 
 def _sharing_passages(
@@ -378,11 +454,14 @@ def _sharing_passages(
     return groups
 
 
-def _summaries(passages: list[Passage], ua: Units, ub: Units) -> list[Passage]:
+def _summaries(
+    passages: list[Passage], ua: Units, ub: Units, similarity: Similarity
+) -> list[Passage]:
     """Neighbouring passages in A that spread over a stretch of B at least
-    SUMMARY_SPREAD times as long, joined into one — unless
-    they are all copied word for word: a student quoting two parts of a source
-    side by side is not summarising what lies between them."""
+    SUMMARY_SPREAD times as long, joined into one — unless they are all copied
+    word for word (a student quoting two parts of a source side by side is not
+    summarising what lies between them), or the two stretches taken whole are
+    not alike (two reworded passages of one source put far apart in A)."""
     if len(passages) < 2:
         return passages
     groups: list[list[Passage]] = [[passages[0]]]
@@ -399,7 +478,8 @@ def _summaries(passages: list[Passage], ua: Units, ub: Units) -> list[Passage]:
         reworded = any(p.score < PRECISE_SCORE for p in group)
         if len(group) > 1 and spread and reworded:
             side_a, side_b = _side(ua, a_start, a_end), _side(ub, b_start, b_end)
-            if side_a is not None and side_b is not None:
+            alike = similarity(a_start, a_end, b_start, b_end) >= SUMMARY_COSINE
+            if side_a is not None and side_b is not None and alike:
                 result.append(_joined(group, side_a, side_b))
                 continue
         result.extend(group)

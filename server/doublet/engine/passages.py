@@ -19,7 +19,7 @@ text offsets of both sides.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 #: Share of a passage in exact runs from which it counts as a verbatim copy.
 VERBATIM_SCORE = 0.99
-#: Below this share exact, a passage found by comparing sentences counts as paraphrased.
+#: Below this share exact, a passage of the paraphrase stage counts as paraphrased.
 PARAPHRASED_SCORE = 0.5
 
 #: Seeds whose hash occurs this many times over in the two documents (counted as
@@ -62,19 +62,23 @@ class Passage:
     score: float  # matched / (units of a + units of b): 1.0 for a verbatim copy
     longest_run: int  # the longest exact run, in units
     seeds: int  # distinct shared fingerprints inside the passage
-    reworded: bool = False  # found (or widened) by the sentence-level second stage
+    paraphrase: bool = False  # found (or widened) by the paraphrase stage (engine/paraphrase)
 
     @property
     def units(self) -> int:
         """Length of the passage, the shorter of its two sides."""
         return min(self.a.units, self.b.units)
 
+    def swapped(self) -> Passage:
+        """The same passage seen from B."""
+        return replace(self, a=self.b, b=self.a)
+
     @property
     def kind(self) -> str:
         """How it matches, in a word: verbatim, edited (mostly exact) or paraphrased."""
         if self.score >= VERBATIM_SCORE:
             return "verbatim"
-        if self.reworded and self.score < PARAPHRASED_SCORE:
+        if self.paraphrase and self.score < PARAPHRASED_SCORE:
             return "paraphrased"
         return "edited"
 

@@ -22,12 +22,10 @@ the similarity: there, the sentence stage already finds reworded text.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from doublet.engine.comparison import PairResult
+from doublet.engine.document import Document
 
 #: Weight of the mean of the three kinds of evidence beside the strongest one.
 SUPPORT = 0.1
@@ -43,12 +41,14 @@ class Resemblance:
     score: float
 
 
-def resemblance(result: PairResult) -> Resemblance:
-    """How alike the pair's two documents are over all the evidence their mode has."""
-    structure = result.similarity
-    if not result.a.mode.lexical:
+def resemblance(structure: float, a: Document, b: Document) -> Resemblance:
+    """How alike two documents are over all the evidence their mode has.
+
+    ``structure`` is the share of them that passages cover (the pair's similarity).
+    """
+    if not a.mode.lexical:
         return Resemblance(structure, 0.0, 0.0, structure)
-    la, lb = result.a.lexicon, result.b.lexicon
+    la, lb = a.lexicon, b.lexicon
     literals = _cosine(la.literals, lb.literals)
     names = _jaccard(la.names, lb.names)
     evidence = (structure, literals, names)

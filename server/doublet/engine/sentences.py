@@ -8,18 +8,24 @@ find words by, so each of their characters is a term of its own (as it is a
 word of its own in engine/words).
 
 Stems come from the Snowball stemmer (snowballstemmer, which uses the C
-implementation PyStemmer when installed), computed once per distinct word.
+implementation PyStemmer when installed), computed once per distinct word. A
+term is named by a stable 64-bit hash of its stem, the same in every process
+and every session, so sentence keys (engine/sentence_keys) can be saved in the
+index and computed in worker processes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
-from doublet.engine.words import words_and_chars
+from doublet.engine.chars import char_units, code_points
+from doublet.engine.units import Units
+from doublet.engine.words import words_of
 
 #: Frequent English function words: they say nothing about what a sentence is about.
 STOP_WORDS = frozenset(
@@ -52,49 +58,72 @@ def stem(word: str) -> str:
     return _stemmer().stemWord(word)
 
 
-#: Word (by its 64-bit symbol from engine/words) -> term id, or -1 for a word that
-#: says nothing (a stop word, a number, one letter). Shared by all documents.
-_WORD_TERM: dict[int, int] = {}
+NO_TERM = 0  # what a word that says nothing (a stop word, a number, one letter) maps to
+
+
+class _WordTerms:
+    """Word (by its 64-bit symbol from engine/words) -> term id, shared by all documents.
+
+    Two sorted arrays, so a document's distinct words are looked up at once
+    (``searchsorted``); words never seen are stemmed in Python and merged in.
+    Emptied when it grows past ``limit`` words (a long-running server reads many).
+    """
+
+    def __init__(self, limit: int = 2_000_000) -> None:
+        self.limit = limit
+        self._table = (np.zeros(0, np.uint64), np.zeros(0, np.int64))
+
+    def lookup(self, symbols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Term ids of sorted unique ``symbols``, and a mask of those not known yet."""
+        known, terms = self._table
+        at = np.minimum(np.searchsorted(known, symbols), max(known.shape[0] - 1, 0))
+        found = known[at] == symbols if known.shape[0] else np.zeros(symbols.shape[0], bool)
+        return np.where(found, terms[at] if known.shape[0] else 0, NO_TERM), ~found
+
+    def learn(self, symbols: np.ndarray, terms: np.ndarray) -> None:
+        known, known_terms = self._table
+        if known.shape[0] + symbols.shape[0] > self.limit:
+            known, known_terms = known[:0], known_terms[:0]
+        merged = np.concatenate([known, symbols])
+        order = np.argsort(merged, kind="stable")
+        self._table = (merged[order], np.concatenate([known_terms, terms])[order])
+
+
+_WORD_TERMS = _WordTerms()
 
 
 def _term_of_word(word: str) -> int:
     if _CJK.search(word):
         return term_id(word)  # one CJK character: a term of its own
     if word in STOP_WORDS or word.isdigit() or len(word) < 2:
-        return -1
+        return NO_TERM
     return term_id(stem(word))
 
 
-def word_terms(text: str) -> tuple[np.ndarray, np.ndarray]:
+def word_terms(text: str, chars: Units | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(text offset, term id) of every content word of ``text``.
 
-    Words come from the folded characters (engine/words), so a stem is looked
-    up once per distinct word of the document, not once per occurrence.
+    Words come from the folded characters (engine/words; ``chars`` if the
+    caller has them already), so a stem is looked up once per distinct word of
+    the document, not once per occurrence.
     """
-    words, chars, first_char = words_and_chars(text)
+    chars = char_units(text) if chars is None else chars
+    words, first_char = words_of(chars)
     if not len(words):
         nothing = np.zeros(0, dtype=np.int64)
         return nothing, nothing
     distinct, first, inverse = np.unique(words.symbols, return_index=True, return_inverse=True)
-    table = np.empty(distinct.shape[0], dtype=np.int64)
-    unknown = []
-    for i, symbol in enumerate(distinct.tolist()):
-        found = _WORD_TERM.get(symbol)
-        if found is None:
-            unknown.append(i)
-        else:
-            table[i] = found
-    if unknown:
+    table, unknown = _WORD_TERMS.lookup(distinct)
+    if unknown.any():
         ends = np.append(first_char[1:], len(chars))
         letters = chars.symbols.tolist()
-        for i in unknown:
+        new = np.flatnonzero(unknown)
+        for i in new.tolist():
             w = int(first[i])
-            word = "".join(map(chr, letters[first_char[w] : ends[w]]))
-            found = _term_of_word(word)
-            _WORD_TERM[int(distinct[i])] = found
-            table[i] = found
+            table[i] = _term_of_word("".join(map(chr, letters[first_char[w] : ends[w]])))
+        _WORD_TERMS.learn(distinct[new], table[new])
     ids = table[inverse]
-    keep = ids >= 0
+    keep = ids != NO_TERM
     return words.starts[keep], ids[keep]
 
 
@@ -103,15 +132,26 @@ def terms(text: str) -> list[int]:
     return word_terms(text)[1].tolist()
 
 
-#: Terms as integers, the same for every document (so pairs compare arrays, not strings).
-_TERM_IDS: dict[str, int] = {}
-
-
 def term_id(term: str) -> int:
-    found = _TERM_IDS.get(term)
-    if found is None:
-        found = _TERM_IDS.setdefault(term, len(_TERM_IDS))
-    return found
+    """A term's stable name: a 64-bit hash of its text (never NO_TERM)."""
+    digest = hashlib.blake2b(term.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "little", signed=True) or 1
+
+
+@dataclass(frozen=True)
+class TermCells:
+    """A document's sentences as a sparse matrix of term counts, made once per document.
+
+    ``vocabulary`` is the sorted distinct term ids; each cell is a (sentence,
+    term) with its count, sorted by sentence then term (``terms`` index the
+    vocabulary); ``frequency`` counts the sentences holding each term.
+    """
+
+    vocabulary: np.ndarray
+    rows: np.ndarray
+    terms: np.ndarray
+    counts: np.ndarray
+    frequency: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -129,30 +169,55 @@ class Sentences:
     def __len__(self) -> int:
         return int(self.starts.shape[0])
 
+    @cached_property
+    def cells(self) -> TermCells:
+        """The term counts of every sentence (for the paraphrase stage's weights)."""
+        vocabulary, terms = np.unique(self.term_ids, return_inverse=True)
+        width = max(vocabulary.shape[0], 1)
+        cells, counts = np.unique(self.owners * width + terms, return_counts=True)
+        rows, cell_terms = cells // width, cells % width
+        frequency = np.bincount(cell_terms, minlength=vocabulary.shape[0])
+        return TermCells(vocabulary, rows, cell_terms, counts, frequency)
+
     def terms_of(self, sentence: int) -> np.ndarray:
         return self.term_ids[self.owners == sentence]
 
-    def without(self, offsets: np.ndarray) -> Sentences:
-        """The same sentences, those holding any of ``offsets`` emptied (boilerplate)."""
-        if offsets.shape[0] == 0 or not len(self):
+    def without(self, dropped: np.ndarray, kept: np.ndarray) -> Sentences:
+        """The same sentences, those where most fingerprints were dropped emptied.
+
+        ``dropped`` and ``kept`` are the text offsets of the fingerprints left
+        out (boilerplate, templates) and of the others: a sentence of a template
+        loses all its fingerprints and is emptied; a sentence holding one stock
+        phrase keeps the rest and stays.
+        """
+        if dropped.shape[0] == 0 or not len(self):
             return self
-        hit = np.searchsorted(self.starts, offsets, side="right") - 1
-        hit = np.unique(hit[(hit >= 0) & (offsets < self.ends[np.maximum(hit, 0)])])
-        if not hit.shape[0]:
+        dropped_in = self._count_in(dropped)
+        empty = np.flatnonzero(dropped_in > self._count_in(kept))
+        if not empty.shape[0]:
             return self
-        keep = ~np.isin(self.owners, hit)
+        keep = ~np.isin(self.owners, empty)
         return Sentences(self.starts, self.ends, self.term_ids[keep], self.owners[keep])
 
+    def _count_in(self, offsets: np.ndarray) -> np.ndarray:
+        """How many of ``offsets`` fall inside each sentence."""
+        hit = np.searchsorted(self.starts, offsets, side="right") - 1
+        inside = (hit >= 0) & (offsets < self.ends[np.maximum(hit, 0)])
+        return np.bincount(hit[inside], minlength=len(self))
 
-def split(text: str) -> Sentences:
-    """Cut ``text`` into sentences; short ones (a heading, "Yes.") join the next."""
+
+def split(text: str, chars: Units | None = None) -> Sentences:
+    """Cut ``text`` into sentences; short ones (a heading, "Yes.") join the next.
+
+    ``chars`` are the text's character units (engine/chars), if already made.
+    """
     bounds = [0]
     for match in _SENTENCE_END.finditer(text):
-        bounds.extend((match.start(), match.end()))
+        bounds.extend(match.span())
     bounds.append(len(text))
     starts = np.array(bounds[0::2], dtype=np.int64)
     ends = np.array(bounds[1::2], dtype=np.int64)
-    at, ids = word_terms(text)
+    at, ids = word_terms(text, chars)
     owners = np.searchsorted(starts, at, side="right") - 1
     per_sentence = np.bincount(owners, minlength=starts.shape[0])
     # join sentences with too few terms to the next one (the last to the one before)
@@ -170,47 +235,29 @@ def split(text: str) -> Sentences:
     last = np.zeros(count, dtype=np.int64)
     np.minimum.at(first, group, starts)
     np.maximum.at(last, group, ends)
-    spans = [
-        _trim(text, int(a), int(b)) for a, b in zip(first.tolist(), last.tolist(), strict=True)
-    ]
-    keep = [i for i, (a, b) in enumerate(spans) if b > a]
+    first, last = _trimmed(text, first, last)
+    keep = last > first
     remap = np.full(count, -1, dtype=np.int64)
-    remap[keep] = np.arange(len(keep))
+    remap[keep] = np.arange(int(keep.sum()))
     owners = remap[group[owners]]
     valid = owners >= 0
-    return Sentences(
-        np.array([spans[i][0] for i in keep], dtype=np.int64),
-        np.array([spans[i][1] for i in keep], dtype=np.int64),
-        ids[valid],
-        owners[valid],
-    )
+    return Sentences(first[keep], last[keep], ids[valid], owners[valid])
 
 
-def split_spans(text: str, spans: list[tuple[int, int]]) -> Sentences:
-    """The sentences of some stretches of ``text`` only (sorted, disjoint ``(start, end)``).
-
-    Offsets stay offsets into the whole text. A stretch cut inside a sentence
-    keeps the part of it that it holds.
-    """
-    parts = [split(text[start:end]) for start, end in spans]
-    shifts = [start for start, _ in spans]
-    counts = np.cumsum([0, *(len(p) for p in parts)])
-    if not parts:
-        nothing = np.zeros(0, dtype=np.int64)
-        return Sentences(nothing, nothing, nothing, nothing)
-    return Sentences(
-        np.concatenate([p.starts + shift for p, shift in zip(parts, shifts, strict=True)]),
-        np.concatenate([p.ends + shift for p, shift in zip(parts, shifts, strict=True)]),
-        np.concatenate([p.term_ids for p in parts]),
-        np.concatenate([p.owners + first for p, first in zip(parts, counts[:-1], strict=True)]),
-    )
+#: Code points that ``str.strip()`` removes (Unicode whitespace and separators).
+_SPACES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)
 
 
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    """The span without surrounding whitespace."""
-    segment = text[start:end]
-    stripped = segment.strip()
-    if not stripped:
-        return (start, start)
-    lead = len(segment) - len(segment.lstrip())
-    return (start + lead, start + lead + len(stripped))
+def _trimmed(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The spans ``[starts, ends)`` without surrounding whitespace (empty ones: start == end)."""
+    if not starts.shape[0]:
+        return starts, ends
+    solid = np.flatnonzero(~np.isin(code_points(text), _SPACES))
+    if not solid.shape[0]:
+        return starts, starts
+    first = np.searchsorted(solid, starts, side="left")  # first solid character at or after
+    last = np.searchsorted(solid, ends, side="left") - 1  # last solid character before the end
+    has = (first < solid.shape[0]) & (last >= first)
+    new_starts = np.where(has, solid[np.minimum(first, solid.shape[0] - 1)], starts)
+    new_ends = np.where(has, solid[np.maximum(last, 0)] + 1, starts)
+    return new_starts, new_ends

@@ -37,21 +37,15 @@ def word_boundaries(chars: Units) -> np.ndarray:
 
 def word_units(text: str) -> Units:
     """One unit per word, spanning the word in the original text."""
-    return _words(char_units(text))[0]
+    return words_of(char_units(text))[0]
 
 
-def words_and_chars(text: str) -> tuple[Units, Units, np.ndarray]:
-    """Word units, the character units they are made of, and each word's first character.
+def words_of(chars: Units) -> tuple[Units, np.ndarray]:
+    """Word units made of character units, and each word's first character.
 
     For callers that need a word's folded letters (``chars.symbols`` from
     ``first[i]`` to ``first[i + 1]``) as well as its symbol.
     """
-    chars = char_units(text)
-    words, first = _words(chars)
-    return words, chars, first
-
-
-def _words(chars: Units) -> tuple[Units, np.ndarray]:
     if len(chars) == 0:
         return Units.empty(chars.text_length), np.zeros(0, dtype=np.int64)
     first = word_boundaries(chars)

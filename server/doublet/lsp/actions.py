@@ -8,7 +8,6 @@ through a workspace edit or, for the ignore list, directly.
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import tomlkit
 from lsprotocol import types
 
-from doublet import __version__
 from doublet.config import FILE_NAME
+from doublet.excerpts import excerpt, line_of
 from doublet.lsp.diagnostics import CODE, SOURCE, Match, describe, matches_of
 from doublet.lsp.positions import LineIndex
 
@@ -37,11 +36,6 @@ EXCERPT = 300
 ACTIONS_PER_DIAGNOSTIC = 3
 
 
-def excerpt(text: str, start: int, end: int, width: int = EXCERPT) -> str:
-    flat = re.sub(r"\s+", " ", text[start:end].replace("\u2060", "")).strip()
-    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
-
-
 # --- hover ---------------------------------------------------------------------------
 
 
@@ -59,9 +53,9 @@ def hover(ls: DoubletServer, params: types.HoverParams) -> types.Hover | None:
     parts = []
     for match in here[:3]:
         parts.append(f"**Doublet** — matches {describe(match)}")
-        quoted = excerpt(match.other_text, match.passage.b.start, match.passage.b.end)
+        quoted = excerpt(match.other_text, match.passage.b.start, match.passage.b.end, EXCERPT)
         parts.append("> " + quoted.replace("\n", " "))
-        line = match.other_text.count("\n", 0, match.passage.b.start) + 1
+        line = line_of(match.other_text, match.passage.b.start)
         parts.append(f"[Open {match.other}]({ls.uri_of(match.other)}#L{line})")
     start = min(m.start for m in here)
     end = max(m.end for m in here)
@@ -284,8 +278,8 @@ def _match_json(ls: DoubletServer, uri: str, lines: LineIndex, text: str, m: Mat
         "score": m.passage.score,
         "kind": m.passage.kind,
         "length": m.end - m.start,
-        "excerpt": excerpt(text, m.start, m.end),
-        "otherExcerpt": excerpt(m.other_text, m.passage.b.start, m.passage.b.end),
+        "excerpt": excerpt(text, m.start, m.end, EXCERPT),
+        "otherExcerpt": excerpt(m.other_text, m.passage.b.start, m.passage.b.end, EXCERPT),
         "digest": m.digest,
     }
 
@@ -349,17 +343,6 @@ async def workspace_report(ls: DoubletServer) -> dict:
             }
         )
     return {"pairs": pairs, "documents": len(ls.project.index)}
-
-
-def status(ls: DoubletServer) -> dict:
-    return {
-        "version": __version__,
-        "root": str(ls.project.root) if ls.project else None,
-        "state": ls.state,
-        "documents": len(ls.project.index) if ls.project else 0,
-        "open": len(ls.opened),
-        "lastError": ls.last_error,
-    }
 
 
 async def show_match(ls: DoubletServer, args: tuple) -> dict:

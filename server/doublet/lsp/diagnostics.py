@@ -13,6 +13,7 @@ from lsprotocol import types
 
 from doublet.engine.comparison import PairResult, passage_digest
 from doublet.engine.passages import Passage
+from doublet.excerpts import line_range, lines_label
 from doublet.lsp.positions import LineIndex
 
 SOURCE = "doublet"
@@ -71,9 +72,7 @@ def group(matches: list[Match]) -> list[list[Match]]:
 
 
 def _lines(text: str, start: int, end: int) -> str:
-    first = text.count("\n", 0, start) + 1
-    last = first + text.count("\n", start, max(start, end - 1))
-    return f"line {first}" if first == last else f"lines {first}–{last}"
+    return lines_label(*line_range(text, start, end))
 
 
 def _exact(match: Match) -> str:

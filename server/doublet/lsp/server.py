@@ -20,7 +20,6 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -29,7 +28,6 @@ from pygls.uris import from_fs_path, to_fs_path
 from doublet import __version__
 from doublet.config import DEFAULTS, Config, ConfigError
 from doublet.config import load as load_config
-from doublet.lsp import actions
 from doublet.lsp.diagnostics import Match, diagnostics, matches_of
 from doublet.lsp.positions import LineIndex
 from doublet.lsp.settings import Settings
@@ -132,7 +130,18 @@ class DoubletServer(LanguageServer):
 
     def notify_status(self, progress: dict | None = None) -> None:
         """Tell the client (its status bar) how the index is doing: ``doublet/status``."""
-        self.protocol.notify("doublet/status", {**actions.status(self), "progress": progress})
+        self.protocol.notify("doublet/status", {**self.status(), "progress": progress})
+
+    def status(self) -> dict:
+        """What ``doublet.status`` answers: the index, its state, the last error."""
+        return {
+            "version": __version__,
+            "root": str(self.project.root) if self.project else None,
+            "state": self.state,
+            "documents": len(self.project.index) if self.project else 0,
+            "open": len(self.opened),
+            "lastError": self.last_error,
+        }
 
     async def index_workspace(self, rebuild: bool = False) -> None:
         """Bring the index up to date with progress, then analyse every open document."""
@@ -383,120 +392,3 @@ class _Counting:
             if done % step == 0 or done == total:
                 self.report(done, total)
             yield item
-
-
-def create_server() -> DoubletServer:
-    """A server with every handler registered."""
-    server = DoubletServer()
-
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: DoubletServer, params: types.InitializeParams) -> None:
-        options = params.initialization_options or {}
-        if isinstance(options, dict):
-            ls.client_compare = bool(options.get("clientCompare"))
-            ls.initial_settings = Settings.parse(options.get("settings"), ls.report_setting_error)
-            ls.settings = ls.initial_settings
-
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls: DoubletServer, params: types.InitializedParams) -> None:
-        await ls.start()
-
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: DoubletServer, params: types.DidOpenTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        document = OpenDocument(uri, ls.rel_of(uri))
-        ls.opened[uri] = document
-        if document.rel is not None and ls.state == "ready":
-            ls.schedule(document, delay=0)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: DoubletServer, params: types.DidChangeTextDocumentParams) -> None:
-        document = ls.opened.get(params.text_document.uri)
-        if document is not None and document.rel is not None:
-            ls.schedule(document)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    async def did_close(ls: DoubletServer, params: types.DidCloseTextDocumentParams) -> None:
-        document = ls.opened.pop(params.text_document.uri, None)
-        if document is None:
-            return
-        if document.task is not None:
-            document.task.cancel()
-        ls.clear(document.uri)
-        # the file on disk counts again, not the buffer that was closed
-        if ls.project is not None and document.rel is not None and ls.state == "ready":
-            await ls.run(ls._refresh_with_progress, lambda done, total: None, False)
-            for rel in document.partners:
-                other = ls.opened_at(rel)
-                if other is not None:
-                    ls.schedule(other, delay=0)
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def did_change_configuration(
-        ls: DoubletServer, params: types.DidChangeConfigurationParams
-    ) -> None:
-        settings = params.settings
-        if isinstance(settings, dict) and isinstance(settings.get("doublet"), dict):
-            pushed = Settings.parse(settings["doublet"], ls.report_setting_error)
-            ls.initial_settings = ls.initial_settings.merged(pushed)
-        await ls.reconfigure()  # asks for the settings again where the client can answer
-
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: DoubletServer, params: types.HoverParams) -> types.Hover | None:
-        return actions.hover(ls, params)
-
-    @server.feature(
-        types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
-    )
-    def code_action(ls: DoubletServer, params: types.CodeActionParams):
-        return actions.code_actions(ls, params)
-
-    @server.command(actions.FIND_SIMILAR)
-    async def find_similar(ls: DoubletServer, *args: Any):
-        return await actions.find_similar(ls, args)
-
-    @server.command(actions.WORKSPACE_REPORT)
-    async def workspace_report(ls: DoubletServer, *args: Any):
-        return await actions.workspace_report(ls)
-
-    @server.command(actions.REINDEX)
-    async def reindex(ls: DoubletServer, *args: Any):
-        if ls.project is None:
-            return {"documents": 0, "state": ls.state}
-        await ls.index_workspace(rebuild=True)
-        return actions.status(ls)
-
-    @server.command(actions.STATUS)
-    def status(ls: DoubletServer, *args: Any):
-        return actions.status(ls)
-
-    @server.command(actions.SHOW_MATCH)
-    async def show_match(ls: DoubletServer, *args: Any):
-        return await actions.show_match(ls, args)
-
-    @server.command(actions.IGNORE_MATCH)
-    async def ignore_match(ls: DoubletServer, *args: Any):
-        return await actions.ignore_match(ls, args)
-
-    @server.feature(types.SHUTDOWN)
-    def shutdown(ls: DoubletServer, *args: Any) -> None:
-        if ls.watcher is not None:
-            ls.watcher.stop()
-        if ls.saver is not None:
-            ls.saver.changed()
-            ls.saver.flush()
-
-    return server
-
-
-def serve(tcp: str | None = None) -> None:
-    """Run the server on stdio, or on ``host:port`` for debugging."""
-    logging.basicConfig(level=logging.INFO, format="doublet: %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("pygls").setLevel(logging.WARNING)
-    server = create_server()
-    if tcp:
-        host, _, port = tcp.rpartition(":")
-        server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        server.start_io()

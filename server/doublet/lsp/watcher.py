@@ -16,7 +16,7 @@ from pathlib import Path
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from doublet.sources import SKIPPED_DIRS
+from doublet.discovery import SKIPPED_DIRS
 
 log = logging.getLogger("doublet.watcher")
 

@@ -9,7 +9,7 @@ vocabulary, SimHash and CTPH lightly edited copies.
 from __future__ import annotations
 
 from doublet.engine.document import Document
-from doublet.engine.fingerprints import all_kgrams
+from doublet.engine.hashing import kgram_hashes
 from doublet.engine.measures import ctph, flyhash, minhash, profile, sets, simhash
 
 MEASURE_NAMES = (
@@ -34,8 +34,8 @@ def measure_all(a: Document, b: Document) -> dict[str, float]:
         "simhash": simhash.similarity(ha, hb),
         "simhash_distance": simhash.hamming(ha, hb),
         "minhash": minhash.similarity(
-            minhash.signature(all_kgrams(a.units, a.mode)),
-            minhash.signature(all_kgrams(b.units, b.mode)),
+            minhash.signature(kgram_hashes(a.units.symbols, a.mode.k, a.mode.salt)),
+            minhash.signature(kgram_hashes(b.units.symbols, b.mode.k, b.mode.salt)),
         ),
         "ctph": ctph.compare(ctph.fuzzy_hash(a.units.symbols), ctph.fuzzy_hash(b.units.symbols))
         / 100.0,

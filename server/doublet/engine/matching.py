@@ -1,0 +1,123 @@
+"""Matching: candidates aligned into pairs, the one loop behind every question.
+
+Every question Doublet answers goes through here: every pair of a folder
+(``doublet scan``), everything similar to one document (``doublet similar``,
+the editor), and one given pair (``doublet compare``: a folder of two). The
+index selects candidates (engine/candidates); each is aligned by
+``compare`` (engine/comparison) with boilerplate and template text left out,
+and the paraphrase stage run on the whole of both documents. So a pair gets the
+same passages whichever question found it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from doublet.engine.candidates import Candidate, all_candidates, candidates_of, ignored_keys
+from doublet.engine.comparison import PairResult, compare
+from doublet.engine.document import Document
+from doublet.engine.fingerprints import Fingerprints
+from doublet.engine.index import Index, Role, keys_of
+
+Progress = Callable[[Iterable], Iterable]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What decides which pairs are reported, besides each document's mode."""
+
+    max_docs: int  # the boilerplate limit (engine/candidates)
+    min_similarity: float = 0.0
+    paraphrase: bool = True  # the paraphrase stage, for modes that have one
+
+
+def all_pairs(
+    index: Index,
+    load: Callable[[str], Document],
+    settings: Settings,
+    progress: Progress | None = None,
+) -> list[PairResult]:
+    """Every pair of indexed documents with a passage and enough similarity, best first.
+
+    ``load`` gives the document of a name (its text is read only for
+    candidates); ``progress`` wraps the loop over candidates (a progress bar).
+    """
+    candidates, ignored = all_candidates(index, settings.max_docs)
+    usable: dict[str, Fingerprints] = {}  # each document's fingerprints minus the ignored
+
+    def fingerprints_of(document: Document) -> Fingerprints:
+        if document.name not in usable:
+            usable[document.name] = without(document.fingerprints, ignored)
+        return usable[document.name]
+
+    results = []
+    for candidate in progress(candidates) if progress else candidates:
+        a, b = load(candidate.a), load(candidate.b)
+        fingerprints = (fingerprints_of(a), fingerprints_of(b))
+        result = _align(a, b, fingerprints, candidate, settings)
+        if _reported(result, settings):
+            results.append(result)
+    results.sort(key=lambda r: (-r.resemblance.score, -r.longest, r.a.name, r.b.name))
+    return results
+
+
+def similar(
+    index: Index,
+    document: Document,
+    role: Role,
+    load: Callable[[str], Document],
+    settings: Settings,
+) -> list[PairResult]:
+    """Every indexed document with passages shared with ``document`` (indexed or not),
+    best first; A is ``document`` in every result."""
+    if role.template:
+        return []
+    ignored = ignored_keys(index, document.fingerprints, settings.max_docs)
+    candidates = candidates_of(
+        index, document.name, document.keys, document.mode, role, settings.max_docs, ignored
+    )
+    mine = without(document.fingerprints, ignored)
+    results = []
+    for candidate in candidates:
+        other = load(candidate.b)
+        fingerprints = (mine, without(other.fingerprints, ignored))
+        result = _align(document, other, fingerprints, candidate, settings)
+        if _reported(result, settings):
+            results.append(result)
+    results.sort(key=lambda r: (-r.resemblance.score, -r.longest, r.b.name))
+    return results
+
+
+def _align(
+    a: Document,
+    b: Document,
+    fingerprints: tuple[Fingerprints, Fingerprints],
+    candidate: Candidate,
+    settings: Settings,
+) -> PairResult:
+    """``compare`` for a candidate, spared what its evidence rules out: without a dense
+    cluster of shared fingerprints no copied passage can be found (engine/candidates
+    applies the density test that alignment starts with), so fingerprints are not
+    aligned; the paraphrase stage runs as the mode says, unless it is turned off."""
+    return compare(
+        a,
+        b,
+        fingerprints=fingerprints,
+        paraphrase=None if settings.paraphrase else False,
+        copied=candidate.fingerprint_seeds > 0,
+    )
+
+
+def _reported(result: PairResult, settings: Settings) -> bool:
+    return bool(result.passages) and result.similarity >= settings.min_similarity
+
+
+def without(fingerprints: Fingerprints, keys: np.ndarray) -> Fingerprints:
+    """The fingerprints minus those whose index key is among ``keys``."""
+    if keys.shape[0] == 0 or len(fingerprints) == 0:
+        return fingerprints
+    keep = ~np.isin(keys_of(fingerprints.hashes), keys)
+    return Fingerprints(fingerprints.hashes[keep], fingerprints.positions[keep], fingerprints.k)

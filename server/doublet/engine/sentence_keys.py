@@ -1,0 +1,84 @@
+"""Sentence keys: how the index finds reworded text without comparing every pair.
+
+A reworded sentence keeps many of its content terms (engine/sentences) but few
+runs of characters, so fingerprints miss it. Its keys are MinHash bands
+(Broder 1997, banded as in locality-sensitive hashing): under each of
+``BANDS × ROWS`` seeded hash functions the sentence's smallest term hash is
+kept, and each band of ``ROWS`` such minima is hashed into one key. Two
+sentences whose term sets have Jaccard similarity J share a band with
+probability J^ROWS, so the number of bands they share estimates how alike they
+are: ``SEED_BANDS`` shared bands make a *sentence seed*, and a pair of
+documents with a sentence seed is worth comparing sentence by sentence
+(engine/paraphrase).
+
+A key sits at the unit position where its sentence starts, as a fingerprint
+sits where its k-gram starts, so the index stores, updates and removes both
+kinds the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from doublet.engine.hashing import mix64
+from doublet.engine.sentences import Sentences
+
+#: Keys per sentence, and minima per key (see the module's docstring).
+BANDS = 16
+ROWS = 3
+#: Bands two sentences must share to be a seed: with 16 bands of 3 rows, sentences
+#: with half their terms in common reach it four times in five; a quarter, one in
+#: seven; unrelated sentences almost never.
+SEED_BANDS = 2
+#: Sentences with fewer distinct terms than this get no keys: too little to tell.
+MIN_TERMS = 4
+
+_STEP = np.uint64(0x9E3779B97F4A7C15)
+
+
+@dataclass(frozen=True)
+class SentenceKeys:
+    """``BANDS`` keys per keyed sentence, each at the unit position where it starts."""
+
+    hashes: np.ndarray  # uint64
+    positions: np.ndarray  # int64, ascending
+
+    def __len__(self) -> int:
+        return int(self.hashes.shape[0])
+
+    @staticmethod
+    def empty() -> SentenceKeys:
+        return SentenceKeys(np.zeros(0, np.uint64), np.zeros(0, np.int64))
+
+
+def sentence_keys(sentences: Sentences, unit_starts: np.ndarray, salt: int) -> SentenceKeys:
+    """The keys of every sentence with at least MIN_TERMS distinct terms.
+
+    ``unit_starts`` are the text offsets of the document's units (positions are
+    unit indices); ``salt`` keeps the keys of different modes apart.
+    """
+    if not len(sentences):
+        return SentenceKeys.empty()
+    order = np.lexsort((sentences.term_ids, sentences.owners))
+    owners, terms = sentences.owners[order], sentences.term_ids[order].astype(np.uint64)
+    distinct = np.r_[True, (owners[1:] != owners[:-1]) | (terms[1:] != terms[:-1])]
+    owners, terms = owners[distinct], terms[distinct]  # (sentence, term) once each
+    first = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
+    sizes = np.diff(np.r_[first, owners.shape[0]])
+    keyed = sizes >= MIN_TERMS
+    if not keyed.any():
+        return SentenceKeys.empty()
+    bands = np.empty((first.shape[0], BANDS), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for band in range(BANDS):
+            key = np.full(first.shape[0], np.uint64(band), dtype=np.uint64)
+            for row in range(ROWS):
+                seed = np.uint64(band * ROWS + row + 1) * _STEP
+                minima = np.minimum.reduceat(mix64(terms ^ seed), first)
+                key = mix64(key ^ minima, row)
+            bands[:, band] = mix64(key, salt)
+    sentence = owners[first[keyed]]
+    positions = np.searchsorted(unit_starts, sentences.starts[sentence], side="left")
+    return SentenceKeys(bands[keyed].ravel(), np.repeat(positions.astype(np.int64), BANDS))

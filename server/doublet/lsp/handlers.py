@@ -1,0 +1,132 @@
+"""The language server's handlers: each LSP message or command, handed to the server
+(doublet/lsp/server: state, analysis) or to an action (doublet/lsp/actions: hover,
+quick fixes, commands). Only wiring lives here.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from lsprotocol import types
+
+from doublet.lsp import actions
+from doublet.lsp.server import DoubletServer, OpenDocument
+from doublet.lsp.settings import Settings
+
+
+def create_server() -> DoubletServer:
+    """A server with every handler registered."""
+    server = DoubletServer()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: DoubletServer, params: types.InitializeParams) -> None:
+        options = params.initialization_options or {}
+        if isinstance(options, dict):
+            ls.client_compare = bool(options.get("clientCompare"))
+            ls.initial_settings = Settings.parse(options.get("settings"), ls.report_setting_error)
+            ls.settings = ls.initial_settings
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: DoubletServer, params: types.InitializedParams) -> None:
+        await ls.start()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: DoubletServer, params: types.DidOpenTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        document = OpenDocument(uri, ls.rel_of(uri))
+        ls.opened[uri] = document
+        if document.rel is not None and ls.state == "ready":
+            ls.schedule(document, delay=0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: DoubletServer, params: types.DidChangeTextDocumentParams) -> None:
+        document = ls.opened.get(params.text_document.uri)
+        if document is not None and document.rel is not None:
+            ls.schedule(document)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    async def did_close(ls: DoubletServer, params: types.DidCloseTextDocumentParams) -> None:
+        document = ls.opened.pop(params.text_document.uri, None)
+        if document is None:
+            return
+        if document.task is not None:
+            document.task.cancel()
+        ls.clear(document.uri)
+        # the file on disk counts again, not the buffer that was closed
+        if ls.project is not None and document.rel is not None and ls.state == "ready":
+            await ls.run(ls._refresh_with_progress, lambda done, total: None, False)
+            for rel in document.partners:
+                other = ls.opened_at(rel)
+                if other is not None:
+                    ls.schedule(other, delay=0)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(
+        ls: DoubletServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        settings = params.settings
+        if isinstance(settings, dict) and isinstance(settings.get("doublet"), dict):
+            pushed = Settings.parse(settings["doublet"], ls.report_setting_error)
+            ls.initial_settings = ls.initial_settings.merged(pushed)
+        await ls.reconfigure()  # asks for the settings again where the client can answer
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: DoubletServer, params: types.HoverParams) -> types.Hover | None:
+        return actions.hover(ls, params)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+    )
+    def code_action(ls: DoubletServer, params: types.CodeActionParams):
+        return actions.code_actions(ls, params)
+
+    @server.command(actions.FIND_SIMILAR)
+    async def find_similar(ls: DoubletServer, *args: Any):
+        return await actions.find_similar(ls, args)
+
+    @server.command(actions.WORKSPACE_REPORT)
+    async def workspace_report(ls: DoubletServer, *args: Any):
+        return await actions.workspace_report(ls)
+
+    @server.command(actions.REINDEX)
+    async def reindex(ls: DoubletServer, *args: Any):
+        if ls.project is None:
+            return {"documents": 0, "state": ls.state}
+        await ls.index_workspace(rebuild=True)
+        return ls.status()
+
+    @server.command(actions.STATUS)
+    def status(ls: DoubletServer, *args: Any):
+        return ls.status()
+
+    @server.command(actions.SHOW_MATCH)
+    async def show_match(ls: DoubletServer, *args: Any):
+        return await actions.show_match(ls, args)
+
+    @server.command(actions.IGNORE_MATCH)
+    async def ignore_match(ls: DoubletServer, *args: Any):
+        return await actions.ignore_match(ls, args)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: DoubletServer, *args: Any) -> None:
+        if ls.watcher is not None:
+            ls.watcher.stop()
+        if ls.saver is not None:
+            ls.saver.changed()
+            ls.saver.flush()
+
+    return server
+
+
+def serve(tcp: str | None = None) -> None:
+    """Run the server on stdio, or on ``host:port`` for debugging."""
+    logging.basicConfig(level=logging.INFO, format="doublet: %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("pygls").setLevel(logging.WARNING)
+    server = create_server()
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()

@@ -1,0 +1,229 @@
+"""Candidates: the pairs worth aligning, selected from the index alone.
+
+Fingerprint evidence is checked against a brute force over pairs of documents;
+sentence evidence (shared MinHash bands of sentences) on real reworded text.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from doublet.engine.candidates import MAX_REPEATS, all_candidates, candidates_of
+from doublet.engine.document import Document, DocumentKeys
+from doublet.engine.fingerprints import Fingerprints
+from doublet.engine.index import Index, Role
+from doublet.engine.modes import MODES, Mode
+from doublet.engine.sentence_keys import SentenceKeys
+
+PROSE = MODES["prose"]
+
+Posting = tuple[int, int]  # (index key, position) of one fingerprint
+
+
+def mode_with(min_seeds: int, reach: int) -> Mode:
+    """A mode whose candidate test needs ``min_seeds`` seeds within ``reach`` units.
+
+    With noise 1 and guarantee 1 (k = 1, window 1), reach = gap + 3.
+    """
+    return Mode("prose", "characters", 1, 1, 1, reach - 3, 1, min_seeds)
+
+
+def keys_of(postings: list[Posting]) -> DocumentKeys:
+    """Keys whose fingerprints have the given index keys (top 32 bits of the hash)."""
+    hashes = np.array([(h << 32) | 0x5EED for h, _ in postings], dtype=np.uint64)
+    positions = np.array([at for _, at in postings], dtype=np.int64)
+    units = int(positions.max()) + 1 if positions.shape[0] else 0
+    return DocumentKeys(Fingerprints(hashes, positions, k=1), SentenceKeys.empty(), units)
+
+
+def candidates(
+    documents: list[list[Posting]], max_docs: int, min_seeds: int, reach: int
+) -> dict[tuple[int, int], int]:
+    index = Index()
+    mode = mode_with(min_seeds, reach)
+    for number, postings in enumerate(documents):
+        index.add(f"{number:03d}", keys_of(postings), mode)
+    found, _ = all_candidates(index, max_docs)
+    assert all(c.a < c.b and c.sentence_seeds == 0 for c in found)
+    return {(int(c.a), int(c.b)): c.fingerprint_seeds for c in found}
+
+
+def reference_candidates(
+    documents: list[list[Posting]], max_docs: int, min_seeds: int, reach: int
+) -> dict[tuple[int, int], int]:
+    """Brute force over pairs of documents.
+
+    A key is evidence if it is in 2 to ``max_docs`` documents; only its first
+    ``MAX_REPEATS`` positions in each document are looked at. Every pair of those
+    occurrences in A and B is a shared fingerprint; a pair is a candidate if, in
+    A and in B alike, some run of its shared fingerprints' positions, no two
+    consecutive ones more than ``reach`` apart, holds ``min_seeds`` distinct
+    positions.
+    """
+    where: dict[int, list[tuple[int, int]]] = {}
+    for doc, postings in enumerate(documents):
+        for h, at in sorted(postings):
+            places = where.setdefault(h, [])
+            if sum(1 for d, _ in places if d == doc) < MAX_REPEATS:
+                places.append((doc, at))
+    evidence = {h for h, places in where.items() if 2 <= len({d for d, _ in places}) <= max_docs}
+
+    def dense(positions: list[int]) -> bool:
+        positions = sorted(positions)
+        runs = [[p] for p in positions[:1]]
+        for previous, at in itertools.pairwise(positions):
+            if at - previous > reach:
+                runs.append([])
+            runs[-1].append(at)
+        return any(len(set(run)) >= min_seeds for run in runs)
+
+    result = {}
+    for i, j in itertools.combinations(range(len(documents)), 2):
+        seeds = [
+            (at_a, at_b)
+            for h in evidence
+            for doc_a, at_a in where[h]
+            if doc_a == i
+            for doc_b, at_b in where[h]
+            if doc_b == j
+        ]
+        if dense([a for a, _ in seeds]) and dense([b for _, b in seeds]):
+            result[(i, j)] = len(seeds)
+    return result
+
+
+def placed(steps: list[tuple[int, int]]) -> list[Posting]:
+    """(key, step) pairs to (key, position): positions are the running sums of the steps."""
+    positions = itertools.accumulate(step for _, step in steps)
+    return [(h, at) for (h, _), at in zip(steps, positions, strict=True)]
+
+
+def fingerprint_lists(max_hash: int) -> st.SearchStrategy[list[list[Posting]]]:
+    """Documents as (key, position) lists, positions ascending with random steps."""
+    steps = st.lists(st.tuples(st.integers(0, max_hash), st.integers(1, 30)), max_size=14)
+    return st.lists(steps.map(placed), max_size=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    documents=st.integers(3, 20).flatmap(fingerprint_lists),
+    max_docs=st.integers(1, 9),
+    min_seeds=st.integers(1, 5),
+    reach=st.integers(3, 60),
+)
+def test_fingerprint_candidates_match_a_brute_force_count(
+    documents: list[list[Posting]], max_docs: int, min_seeds: int, reach: int
+) -> None:
+    expected = reference_candidates(documents, max_docs, min_seeds, reach)
+    assert candidates(documents, max_docs, min_seeds, reach) == expected
+
+
+def test_shared_fingerprints_close_together_make_a_candidate() -> None:
+    a = [(h, 10 * h) for h in range(5)]  # five shared keys, 10 units apart
+    b = [(h, 100 + 10 * h) for h in range(5)]
+    assert candidates([a, b], max_docs=10, min_seeds=5, reach=10) == {(0, 1): 5}
+
+
+def test_shared_fingerprints_scattered_beyond_reach_make_no_candidate() -> None:
+    a = [(h, 100 * h) for h in range(5)]  # five shared keys, 100 units apart
+    b = [(h, 10 * h) for h in range(5)]
+    assert candidates([a, b], max_docs=10, min_seeds=5, reach=99) == {}
+    assert candidates([a, b], max_docs=10, min_seeds=5, reach=100) == {(0, 1): 5}
+
+
+@settings(max_examples=100, deadline=None)
+@given(documents=fingerprint_lists(15), max_docs=st.integers(1, 9))
+def test_the_ignored_keys_are_those_in_more_than_max_docs_documents(
+    documents: list[list[Posting]], max_docs: int
+) -> None:
+    index = Index()
+    for number, postings in enumerate(documents):
+        index.add(f"{number:03d}", keys_of(postings), mode_with(1, 10))
+    sets = [{h for h, _ in d} for d in documents]
+    expected = sorted(h for h in set().union(*sets) if sum(h in s for s in sets) > max_docs)
+    ignored = all_candidates(index, max_docs)[1].tolist() if len(documents) >= 2 else expected
+    assert ignored == expected
+
+
+def test_the_keys_of_a_template_are_ignored_and_it_is_never_a_candidate() -> None:
+    index = Index()
+    mode = mode_with(1, 10)
+    index.add("template", keys_of([(1, 0), (2, 1)]), mode, Role(template=True))
+    index.add("x", keys_of([(1, 0), (2, 1), (3, 2)]), mode)
+    index.add("y", keys_of([(1, 0), (2, 1), (3, 2)]), mode)
+    found, ignored = all_candidates(index, max_docs=10)
+    assert ignored.tolist() == [1, 2]
+    assert [(c.a, c.b, c.fingerprint_seeds) for c in found] == [("x", "y", 1)]
+
+
+def test_candidates_handle_the_largest_keys() -> None:
+    big = (1 << 32) - 1
+    documents = [[(1, 0), (big, 4)], [(2, 0), (big, 4)], [(1, 0), (big, 4)]]
+    assert candidates(documents, max_docs=10, min_seeds=1, reach=10) == {
+        (0, 1): 1,
+        (0, 2): 2,
+        (1, 2): 1,
+    }
+
+
+ORIGINAL = (
+    "The committee met on Tuesday to discuss the budget for the new library. "
+    "Several members argued that the reading rooms needed better lighting and more seats. "
+    "Others wanted the money spent on digital archives and faster internet access. "
+    "After a long debate the chair proposed splitting the funds between both projects. "
+)
+REWORDED = (
+    "On Tuesday the committee gathered to talk about the new library's budget. "
+    "A number of members claimed the reading rooms required more seats and better lighting. "
+    "Other members preferred spending the money on faster internet access and digital archives. "
+    "Following lengthy debate, the chair suggested the funds be split across both projects. "
+)
+UNRELATED = (
+    "Migrating geese crossed the valley in a long uneven line before the first snow. "
+    "The old bridge was closed to carts after the spring flood cracked its pillars. "
+    "Fresh bread cooled on the windowsill while the children waited in the orchard. "
+    "A telescope on the hill revealed four moons circling the bright planet at night. "
+)
+
+
+def index_of(texts: dict[str, str]) -> Index:
+    index = Index()
+    for name, text in texts.items():
+        index.add(name, Document(name, text, PROSE).keys, PROSE)
+    return index
+
+
+def test_reworded_sentences_make_a_candidate_that_shares_no_copied_text() -> None:
+    index = index_of({"original": ORIGINAL, "reworded": REWORDED, "unrelated": UNRELATED})
+    found, _ = all_candidates(index, max_docs=10)
+    assert [(c.a, c.b) for c in found] == [("original", "reworded")]
+    assert found[0].fingerprint_seeds == 0 and found[0].sentence_seeds >= 2
+
+
+def test_a_text_asks_for_the_documents_its_sentences_were_reworded_from() -> None:
+    index = index_of({"original": ORIGINAL, "unrelated": UNRELATED})
+    draft = Document("draft", REWORDED, PROSE)
+    found = candidates_of(index, "draft", draft.keys, PROSE, Role(), max_docs=10)
+    assert [(c.a, c.b) for c in found] == [("draft", "original")]
+    assert found[0].sentence_seeds >= 2
+
+
+def test_sentence_keys_in_more_than_max_docs_documents_are_ignored() -> None:
+    texts = {f"copy{i}": REWORDED for i in range(4)} | {"original": ORIGINAL}
+    index = index_of(texts)
+    assert any(c.b == "original" for c in all_candidates(index, max_docs=10)[0])
+    found, _ = all_candidates(index, max_docs=3)  # every key of REWORDED is in 4 documents
+    assert not any(c.b == "original" or c.a == "original" for c in found)
+
+
+def test_documents_of_different_modes_are_never_candidates() -> None:
+    index = Index()
+    words = MODES["words"]
+    index.add("a", Document("a", ORIGINAL, PROSE).keys, PROSE)
+    index.add("b", Document("b", ORIGINAL, words).keys, words)
+    index.add("c", Document("c", ORIGINAL, PROSE).keys, PROSE)
+    assert [(c.a, c.b) for c in all_candidates(index, max_docs=10)[0]] == [("a", "c")]
