@@ -9,7 +9,7 @@ under ``bench/.cache/scan-folders/`` (hard links, file names kept, the
 folder's ``.doublet/`` removed so the scan starts from nothing), and the real
 command line runs as a child process::
 
-    doublet scan FOLDER --format json --threshold 0 --no-progress [--paraphrase X]
+    doublet scan FOLDER --format json --threshold 0 --no-progress [--paraphrase X] [--max-docs N]
 
 with its wall time and its own peak memory (``os.wait4`` in a small launcher
 process, so that this process's memory does not count). The listed pairs
@@ -65,7 +65,7 @@ tables for docs/benchmarks.md.
     python -m bench.scan_quality --only pan      # one corpus (pan, clough, irplag; repeatable)
     python -m bench.scan_quality --no-anchors    # IR-Plag without Dolos and copydetect
     python -m bench.scan_quality --doublet PATH  # another doublet executable for the scans
-    python -m bench.scan_quality --paraphrase all  # passed to doublet scan
+    python -m bench.scan_quality --paraphrase off  # passed to doublet scan (so is --max-docs N)
 
 ``compare`` runs in this process, from the doublet package this interpreter
 imports, whatever ``--doublet`` names.
@@ -292,9 +292,9 @@ def unread_documents(
     return {m: reasons[m] for m in missing}
 
 
-def scan_command(doublet: str, folder: Path, paraphrase: str | None) -> list[str]:
+def scan_command(doublet: str, folder: Path, options: Sequence[str]) -> list[str]:
     argv = [doublet, "scan", str(folder), "--format", "json", "--threshold", "0", "--no-progress"]
-    return argv + (["--paraphrase", paraphrase] if paraphrase else [])
+    return argv + list(options)
 
 
 # Started by a small launcher, not by this process: on Linux a child's peak
@@ -342,10 +342,10 @@ def measured_run(argv: list[str], timeout: float) -> MeasuredRun:
     return MeasuredRun(run.stdout, "\n".join(errors), **figures)
 
 
-def run_scan(doublet: str, folder: Path, paraphrase: str | None) -> tuple[Listing, dict]:
+def run_scan(doublet: str, folder: Path, options: Sequence[str]) -> tuple[Listing, dict]:
     """Scan ``folder`` from nothing with the real command; its listing and the run's figures."""
     shutil.rmtree(folder / ".doublet", ignore_errors=True)
-    argv = scan_command(doublet, folder, paraphrase)
+    argv = scan_command(doublet, folder, options)
     run = measured_run(argv, SCAN_TIMEOUT)
     if run.exit_code != 0:
         why = "timed out" if run.timed_out else f"exit code {run.exit_code}"
@@ -373,7 +373,7 @@ def run_scan(doublet: str, folder: Path, paraphrase: str | None) -> tuple[Listin
 # --- PAN 2013 --------------------------------------------------------------------------
 
 
-def pan(doublet: str, paraphrase: str | None) -> dict:
+def pan(doublet: str, options: Sequence[str]) -> dict:
     from bench.quality import doublet_pairs
 
     corpus = pan13()
@@ -381,7 +381,7 @@ def pan(doublet: str, paraphrase: str | None) -> dict:
     files = {f"susp/{p.susp}": corpus.root / "susp" / p.susp for p in pairs}
     files |= {f"src/{p.src}": corpus.root / "src" / p.src for p in pairs}
     folder = build_folder("pan13", files)
-    listing, scan_run = run_scan(doublet, folder, paraphrase)
+    listing, scan_run = run_scan(doublet, folder, options)
     ids = {path: i for i, path in enumerate(listing.paths)}
     unread = unread_documents(files, listing, scan_run, str(folder))
 
@@ -451,7 +451,7 @@ def _pan_listing(pairs: Sequence, listing: Listing, listed: Sequence[bool]) -> d
 # --- Clough & Stevenson ----------------------------------------------------------------
 
 
-def clough(doublet: str, paraphrase: str | None) -> dict:
+def clough(doublet: str, options: Sequence[str]) -> dict:
     from bench.quality import doublet_pairs
 
     corpus = clough_stevenson()
@@ -460,7 +460,7 @@ def clough(doublet: str, paraphrase: str | None) -> dict:
         rows = list(csv.DictReader(f))
     original_file = {r["Task"]: r["File"] for r in rows if r["Category"] == "orig"}
     folder = build_folder("clough-stevenson", {r["File"]: root / r["File"] for r in rows})
-    listing, scan_run = run_scan(doublet, folder, paraphrase)
+    listing, scan_run = run_scan(doublet, folder, options)
     answers = corpus.answers
 
     found = [listing.find(a.name, original_file[a.task]) for a in answers]
@@ -738,13 +738,13 @@ def dolos_all(files: CodeFiles, language: str) -> PairScores:
     return matrix_of(len(files.paths), cells, time.perf_counter() - started, "all pairs")
 
 
-def irplag(doublet: str, paraphrase: str | None, with_anchors: bool) -> dict:
+def irplag(doublet: str, options: Sequence[str], with_anchors: bool) -> dict:
     from bench.ir_plag import dolos_java_works, doublet_scores
 
     files = CodeFiles.load()
     root = CACHE_DIR / IR_PLAG_DIR
     folder = build_folder("ir-plag", {p: root / p for p in files.paths})
-    listing, scan_run = run_scan(doublet, folder, paraphrase)
+    listing, scan_run = run_scan(doublet, folder, options)
     unread = unread_documents(files.paths, listing, scan_run, str(folder))
     scanned = scan_matrix(files, listing)
     scanned.seconds = scan_run["seconds"]
@@ -1036,7 +1036,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--no-anchors", action="store_true", help="IR-Plag without Dolos, copydetect"
     )
-    parser.add_argument("--paraphrase", choices=("widen", "all", "off"), help="passed to scan")
+    parser.add_argument("--paraphrase", choices=("on", "off"), help="passed to scan")
+    parser.add_argument("--max-docs", type=int, help="passed to scan")
     args = parser.parse_args(argv)
     if not os.access(args.doublet, os.X_OK):
         parser.error(f"{args.doublet} is not an executable (make .venv/.installed?)")
@@ -1051,17 +1052,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         "doublet": args.doublet,
         "compare_from": _doublet_package(),
         "paraphrase": args.paraphrase,
+        "max_docs": args.max_docs,
     }
+    options = [] if args.paraphrase is None else ["--paraphrase", args.paraphrase]
+    options += [] if args.max_docs is None else ["--max-docs", str(args.max_docs)]
     fresh = {}
     if "pan" in chosen:
         print("PAN 2013 training corpus ...", flush=True)
-        fresh["pan13"] = pan(args.doublet, args.paraphrase) | {"run": run}
+        fresh["pan13"] = pan(args.doublet, options) | {"run": run}
     if "clough" in chosen:
         print("Clough & Stevenson ...", flush=True)
-        fresh["clough_stevenson"] = clough(args.doublet, args.paraphrase) | {"run": run}
+        fresh["clough_stevenson"] = clough(args.doublet, options) | {"run": run}
     if "irplag" in chosen:
         print("IR-Plag ...", flush=True)
-        fresh["ir_plag"] = irplag(args.doublet, args.paraphrase, not args.no_anchors) | {"run": run}
+        fresh["ir_plag"] = irplag(args.doublet, options, not args.no_anchors) | {"run": run}
     results.update(fresh)
     RESULTS.mkdir(exist_ok=True)
     output.write_text(json.dumps(results, indent=2) + "\n")

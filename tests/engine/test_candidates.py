@@ -207,7 +207,7 @@ def test_reworded_sentences_make_a_candidate_that_shares_no_copied_text() -> Non
 def test_a_text_asks_for_the_documents_its_sentences_were_reworded_from() -> None:
     index = index_of({"original": ORIGINAL, "unrelated": UNRELATED})
     draft = Document("draft", REWORDED, PROSE)
-    found = candidates_of(index, "draft", draft.keys, PROSE, Role(), max_docs=10)
+    found, _ = candidates_of(index, "draft", draft.keys, PROSE, Role(), max_docs=10)
     assert [(c.a, c.b) for c in found] == [("draft", "original")]
     assert found[0].sentence_seeds >= 2
 

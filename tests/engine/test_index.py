@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from doublet.engine import index as index_module
-from doublet.engine.candidates import all_candidates, candidates_of, ignored_keys
+from doublet.engine.candidates import all_candidates, candidates_of
 from doublet.engine.document import Document
 from doublet.engine.index import FINGERPRINTS, KINDS, Index, Role
 from doublet.engine.matching import Settings, all_pairs
@@ -51,12 +51,13 @@ def query_all(index: Index, texts: dict[str, str], extra: str) -> dict:
     answers: dict = {}
     for name in sorted(texts):
         doc = document(name, texts[name])
-        answers[name] = candidates_of(
+        found, ignored = candidates_of(
             index, name, doc.keys, PROSE, index.entry(name).role, max_docs=3
         )
+        answers[name] = (found, ignored.tolist())
     buffer = document("unsaved", extra)
-    answers["<buffer>"] = candidates_of(index, "unsaved", buffer.keys, PROSE, Role(), max_docs=3)
-    answers["<ignored>"] = ignored_keys(index, buffer.fingerprints, 3).tolist()
+    found, ignored = candidates_of(index, "unsaved", buffer.keys, PROSE, Role(), max_docs=3)
+    answers["<buffer>"] = (found, ignored.tolist())
     answers["<candidates>"] = all_candidates(index, max_docs=3)[0]
     documents = {name: document(name, text) for name, text in texts.items()}
     answers["<pairs>"] = [
@@ -163,7 +164,7 @@ def test_a_document_finds_the_one_that_shares_its_paragraph():
     for name, text in [("a", shared), ("b", text_of([4, 5]) + " " + shared), ("c", text_of([6]))]:
         index.add(name, document(name, text).keys, PROSE)
     doc = document("a", shared)
-    found = candidates_of(index, "a", doc.keys, PROSE, Role(), max_docs=10)
+    found, _ = candidates_of(index, "a", doc.keys, PROSE, Role(), max_docs=10)
     assert [(c.a, c.b) for c in found] == [("a", "b")]
     assert found[0].fingerprint_seeds >= PROSE.min_seeds and found[0].sentence_seeds >= 3
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from doublet.engine.candidates import boilerplate_limit
+from doublet.engine.candidates import boilerplate_limit, pairing_limit
 from doublet.engine.comparison import PairResult, compare
 from doublet.engine.document import Document
 from doublet.engine.index import Index, Role
@@ -187,13 +187,40 @@ def test_the_shared_boilerplate_is_a_passage_when_the_limit_allows() -> None:
         ]
 
 
-def test_default_boilerplate_limit_is_a_tenth_but_at_least_ten() -> None:
+def test_default_boilerplate_limit_is_half_but_at_least_ten() -> None:
     assert boilerplate_limit(1) == 10
-    assert boilerplate_limit(100) == 10
-    assert boilerplate_limit(101) == 11
-    assert boilerplate_limit(1000) == 100
-    assert boilerplate_limit(1000, 0.5) == 500
+    assert boilerplate_limit(19) == 10
+    assert boilerplate_limit(100) == 50
+    assert boilerplate_limit(101) == 51
+    assert boilerplate_limit(1000, 0.1) == 100
     assert boilerplate_limit(1000, 7) == 7
+
+
+def test_the_pairing_limit_is_a_tenth_but_at_least_a_hundred_and_at_most_the_boilerplate() -> None:
+    assert pairing_limit(50, boilerplate_limit(50)) == 25
+    assert pairing_limit(1000, boilerplate_limit(1000)) == 100
+    assert pairing_limit(5000, boilerplate_limit(5000)) == 500
+    assert pairing_limit(5000, 7) == 7
+
+
+def test_a_source_copied_by_many_is_reuse_and_what_everyone_was_given_is_not() -> None:
+    """Thirty essays: all repeat the assignment's instructions; twelve copy a different
+    part of one source that is in the folder, beside their own text."""
+    rng = random.Random(11)
+    source_sentences = [random_sentence(rng, 22) for _ in range(12)]
+    instructions = " ".join(random_sentence(rng, 20) for _ in range(3))
+    documents = [Document("source", " ".join(source_sentences), PROSE)]
+    for i in range(30):
+        own = " ".join(random_sentence(rng, 18) for _ in range(4))
+        copied = f" {source_sentences[i]} {source_sentences[(i + 1) % 12]}" if i < 12 else ""
+        documents.append(Document(f"essay{i:02d}", f"{instructions}\n\n{own}{copied}", PROSE))
+    found = {(r.a.name, r.b.name) for r in scan(documents)}
+    # every copier with the source, whatever the share of the folder that copied it
+    assert {(f"essay{i:02d}", "source") for i in range(12)} <= found
+    # the instructions, in every essay, are ignored: no other essays pair
+    assert all("source" in pair or int(pair[0][5:]) < 12 for pair in found)
+    with_low_limit = {(r.a.name, r.b.name) for r in scan(documents, max_docs=2)}
+    assert not any("source" in pair for pair in with_low_limit)  # a low limit erases it
 
 
 CLOUGH = Path(__file__).parent.parent / "data" / "clough-stevenson"

@@ -108,8 +108,8 @@ def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
         "--max-docs",
         type=_positive_int,
         metavar="N",
-        help="ignore text found in more than N documents as boilerplate "
-        "(default: a tenth of the documents, at least 10)",
+        help="ignore text found in more than N documents as boilerplate, what everyone "
+        "was given (default: half of the documents, at least 10)",
     )
     parser.add_argument(
         "--paraphrase",

@@ -10,22 +10,36 @@ those are aligned (engine/matching). Two kinds of evidence select a pair:
 - *reworded text*: a *sentence seed*, a sentence of each that share at least
   ``SEED_BANDS`` of their MinHash bands (engine/sentence_keys).
 
-Keys found in more documents than the *boilerplate limit* are ignored (like
-MOSS's ``-m``), as are the keys of templates. Selection costs one sort of the
-seeds that shared keys give, so it grows with the amount of shared text, not
-with the square of the number of documents. Roles (engine/index ``Role``) and
-modes decide which pairs may be reported at all.
+Two limits on how many documents hold a key:
+
+- the *boilerplate limit*: text in more documents than this is what everyone
+  was given (the assignment, a licence, stock phrases), and its keys are
+  ignored everywhere, selection and alignment alike (like MOSS's ``-m``); by
+  default, more than half the documents. The keys of templates are ignored
+  the same way.
+- the *pairing limit*: a key in more documents than this selects no pair by
+  itself — a key in k documents would give k² pairs — but still counts when
+  a selected pair is aligned. By default a tenth of the documents, never fewer
+  than 100, never more than the boilerplate limit. So when many students copy
+  one source that is in the folder, the source stays reuse, not boilerplate:
+  its text is found in every copy (up to 100 copies at least) and aligned in
+  full.
+
+Selection costs one sort of the seeds that shared keys give, so it grows with
+the amount of shared text, not with the square of the number of documents.
+Roles (engine/index ``Role``) and modes decide which pairs may be reported at
+all.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from doublet.engine.document import DocumentKeys
-from doublet.engine.fingerprints import Fingerprints
 from doublet.engine.hashing import mix64
 from doublet.engine.index import FINGERPRINTS, SENTENCES, Index, Role, keys_of
 from doublet.engine.modes import Mode
@@ -36,9 +50,16 @@ from doublet.engine.sentence_keys import SEED_BANDS
 MAX_REPEATS = 4
 
 #: The default boilerplate limit: text in more than this share of the documents ...
-BOILERPLATE_SHARE = 0.1
+BOILERPLATE_SHARE = 0.5
 #: ... but never fewer documents than this.
 MIN_BOILERPLATE = 10
+#: The pairing limit: a key selects pairs if it is in at most this share of the
+#: documents, or in at most MIN_PAIRING of them.
+PAIRING_SHARE = 0.1
+MIN_PAIRING = 100
+#: A sentence key in more documents than this selects no pair, however large the
+#: folder: a band of two common words is in the sentences of many unrelated texts.
+SENTENCE_PAIRING = 100
 
 
 def boilerplate_limit(documents: int, setting: int | float = BOILERPLATE_SHARE) -> int:
@@ -50,6 +71,12 @@ def boilerplate_limit(documents: int, setting: int | float = BOILERPLATE_SHARE) 
     if isinstance(setting, int):
         return setting
     return max(MIN_BOILERPLATE, math.ceil(setting * documents))
+
+
+def pairing_limit(documents: int, max_docs: int) -> int:
+    """Keys in more documents than this select no pairs (``max_docs``: the boilerplate
+    limit)."""
+    return min(max_docs, max(MIN_PAIRING, math.ceil(PAIRING_SHARE * documents)))
 
 
 @dataclass(frozen=True)
@@ -83,7 +110,9 @@ class _Postings:
         counts = np.diff(np.r_[starts, keys.shape[0]])
         new_doc = new_key | np.r_[True, docs[1:] != docs[:-1]]
         documents = np.add.reduceat(new_doc.astype(np.int64), starts)
-        return _Postings(keys, docs, positions, starts, counts, documents)
+        # half the memory for the pairs made of them (ids and positions fit 32 bits)
+        docs = docs.astype(np.int32) if docs.max() < 2**31 else docs
+        return _Postings(keys, docs, positions.astype(np.uint32), starts, counts, documents)
 
     def without_keys(self, ignored: np.ndarray) -> _Postings:
         """The postings minus those of ``ignored`` keys, and at most MAX_REPEATS
@@ -101,29 +130,22 @@ class _Postings:
         """Keys found in more than ``limit`` documents (sorted)."""
         return self.keys[self.starts[self.documents > limit]]
 
-    def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Every two postings of one key in different documents: (doc a, doc b, at a, at b),
-        doc a < doc b."""
+    def pairs(self) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        """Every two postings of one key in different documents, in chunks of (doc a, doc b,
+        at a, at b) with doc a < doc b: one chunk per number of postings per key."""
         docs, positions = self.docs, self.positions
-        parts: list[tuple[np.ndarray, ...]] = []
         shared = self.documents >= 2
         for size in np.unique(self.counts[shared]).tolist():
             rows = self.starts[shared & (self.counts == size)][:, None] + np.arange(size)
             left, right = np.triu_indices(size, 1)
             doc_a, doc_b = docs[rows[:, left]], docs[rows[:, right]]
             different = doc_a != doc_b  # rows are sorted by document, so doc_a <= doc_b
-            parts.append(
-                (
-                    doc_a[different],
-                    doc_b[different],
-                    positions[rows[:, left]][different],
-                    positions[rows[:, right]][different],
-                )
+            yield (
+                doc_a[different],
+                doc_b[different],
+                positions[rows[:, left]][different],
+                positions[rows[:, right]][different],
             )
-        if not parts:
-            nothing = np.zeros(0, np.int64)
-            return nothing, nothing, nothing, nothing
-        return tuple(np.concatenate(column) for column in zip(*parts, strict=True))  # type: ignore[return-value]
 
 
 def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.ndarray]:
@@ -132,28 +154,27 @@ def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.nda
     entries = {e.id: e for e in index.entries()}
     if len(entries) < 2:
         return [], np.zeros(0, np.uint32)
+    pairing = pairing_limit(len(entries), max_docs)
     templates = np.array([i for i, e in entries.items() if e.role.template], dtype=np.int64)
     modes = {e.mode for e in entries.values()}
     reach = max(m.alignment.reach for m in modes)
     min_seeds = max(1, min(m.min_seeds for m in modes))
     evidence: dict[tuple[int, int], list[int]] = {}
 
+    n = index.id_count()
     copied = _Postings.of(*index.live_postings(FINGERPRINTS))
     ignored = _ignored(copied, templates, max_docs)
-    a, b, at_a, at_b = copied.without_keys(ignored).pairs()
-    n = index.id_count()
-    pair = a * n + b
-    dense = np.intersect1d(
-        clustered_groups(pair, at_a, reach, min_seeds),
-        clustered_groups(pair, at_b, reach, min_seeds),
-    )
-    pair_ids, shared = np.unique(pair[np.isin(pair, dense)], return_counts=True)
-    for p, count in zip(pair_ids.tolist(), shared.tolist(), strict=True):
+    copied = copied.without_keys(_ignored(copied, templates, pairing))
+    for p, count in _dense_pairs(copied, n, reach, min_seeds):
         evidence[divmod(p, n)] = [count, 0]
-
+    del copied
     reworded = _Postings.of(*index.live_postings(SENTENCES))
-    a, b, at_a, at_b = reworded.without_keys(_ignored(reworded, templates, max_docs)).pairs()
-    pair_ids, seeds = _sentence_seeds(a * n + b, at_a, at_b)
+    limit = min(pairing, SENTENCE_PAIRING)
+    reworded = reworded.without_keys(_ignored(reworded, templates, limit))
+    pair_ids, seeds = _sentence_seeds(
+        _sentence_pairs(a.astype(np.int64) * n + b, at_a, at_b)
+        for a, b, at_a, at_b in reworded.pairs()
+    )
     for p, count in zip(pair_ids.tolist(), seeds.tolist(), strict=True):
         evidence.setdefault(divmod(p, n), [0, 0])[1] = count
 
@@ -169,69 +190,102 @@ def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.nda
     return found, ignored
 
 
+def _dense_pairs(
+    postings: _Postings, n: int, reach: int, min_seeds: int
+) -> Iterator[tuple[int, int]]:
+    """Pairs (as a * n + b) with ``min_seeds`` shared keys within ``reach`` in both
+    documents, and how many keys they share."""
+    pair_parts, at_a_parts, at_b_parts = [], [], []
+    for a, b, at_a, at_b in postings.pairs():
+        pair_parts.append(a.astype(np.int64) * n + b)
+        at_a_parts.append(at_a)
+        at_b_parts.append(at_b)
+    if not pair_parts:
+        return iter(())
+    pair = np.concatenate(pair_parts)
+    del pair_parts
+    dense_in_a = clustered_groups(pair, np.concatenate(at_a_parts), reach, min_seeds)
+    del at_a_parts
+    dense = np.intersect1d(
+        dense_in_a, clustered_groups(pair, np.concatenate(at_b_parts), reach, min_seeds)
+    )
+    del at_b_parts
+    pair_ids, shared = np.unique(pair[np.isin(pair, dense)], return_counts=True)
+    return zip(pair_ids.tolist(), shared.tolist(), strict=True)
+
+
 def _ignored(postings: _Postings, templates: np.ndarray, max_docs: int) -> np.ndarray:
     """Keys to leave out: boilerplate (in more than ``max_docs`` documents) and templates'."""
     of_templates = np.unique(postings.keys[np.isin(postings.docs, templates)])
     return np.union1d(postings.frequent(max_docs), of_templates).astype(np.uint32)
 
 
-def _sentence_seeds(
+def _sentence_pairs(
     groups: np.ndarray, at_a: np.ndarray, at_b: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Groups (pairs of documents, or documents facing a query) with sentence seeds, and
-    how many: shared bands are counted per (group, sentence of each side), and
-    SEED_BANDS of them make a seed."""
-    if not groups.shape[0]:
-        return groups, groups
+    """Shared sentence keys as (group, hash naming the group and the two sentences); a
+    group is a pair of documents, or a document facing a query."""
     with np.errstate(over="ignore"):
-        sentence_pair = mix64(groups) ^ mix64(
+        named = mix64(groups) ^ mix64(
             (at_a.astype(np.uint64) << np.uint64(32)) | at_b.astype(np.uint64), 1
         )
-    _, first, bands = np.unique(sentence_pair, return_index=True, return_counts=True)
-    return np.unique(groups[first[bands >= SEED_BANDS]], return_counts=True)
+    return groups, named
 
 
-def ignored_keys(index: Index, fingerprints: Fingerprints, max_docs: int) -> np.ndarray:
-    """Of a text's fingerprint keys, those to leave out: in more than ``max_docs``
-    indexed documents, or in a template."""
-    return _ignored_of(index, FINGERPRINTS, fingerprints.hashes, max_docs)
+def _sentence_seeds(
+    chunks: Iterable[tuple[np.ndarray, np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Groups with sentence seeds, and how many: shared keys (bands) are counted per
+    (group, sentence of each side), and SEED_BANDS of them make a seed."""
+    groups_parts, named_parts = [], []
+    for groups, named in chunks:
+        groups_parts.append(groups)
+        named_parts.append(named)
+    if not groups_parts:
+        nothing = np.zeros(0, np.int64)
+        return nothing, nothing
+    named = np.concatenate(named_parts)
+    del named_parts
+    order = np.argsort(named, kind="stable")
+    named = named[order]
+    starts = np.flatnonzero(np.r_[True, named[1:] != named[:-1]])
+    bands = np.diff(np.r_[starts, named.shape[0]])
+    del named
+    seeded = order[starts[bands >= SEED_BANDS]]
+    groups = np.concatenate(groups_parts)[seeded]
+    return np.unique(groups, return_counts=True)
 
 
-def _ignored_of(index: Index, kind: str, hashes: np.ndarray, max_docs: int) -> np.ndarray:
-    """Of a text's keys of ``kind``, those in more than ``max_docs`` indexed documents or in a
-    template."""
+def _too_common(index: Index, kind: str, hashes: np.ndarray, limits: tuple[int, ...]):
+    """Of a text's keys of ``kind``, for each limit, those in more indexed documents than
+    it, or in a template."""
     wanted = np.unique(keys_of(hashes))
     which, doc, _ = index.postings_of(kind, wanted)
     if which.shape[0] == 0:
-        return np.zeros(0, dtype=np.uint32)
+        return [np.zeros(0, dtype=np.uint32) for _ in limits]
     width = index.id_count()
     per_key = np.bincount(np.unique(which * width + doc) // width, minlength=wanted.shape[0])
-    ignored = per_key > max_docs
+    in_template = np.zeros(wanted.shape[0], dtype=bool)
     template_ids = [d for d in np.unique(doc).tolist() if index.entry_of(d).role.template]
     if template_ids:
-        ignored[np.unique(which[np.isin(doc, template_ids)])] = True
-    return wanted[ignored]
+        in_template[np.unique(which[np.isin(doc, template_ids)])] = True
+    return [wanted[(per_key > limit) | in_template] for limit in limits]
 
 
 def candidates_of(
-    index: Index,
-    name: str,
-    keys: DocumentKeys,
-    mode: Mode,
-    role: Role,
-    max_docs: int,
-    ignored: np.ndarray | None = None,
-) -> list[Candidate]:
-    """Indexed documents worth aligning with one text (indexed as ``name`` or not).
+    index: Index, name: str, keys: DocumentKeys, mode: Mode, role: Role, max_docs: int
+) -> tuple[list[Candidate], np.ndarray]:
+    """Indexed documents worth aligning with one text (indexed as ``name`` or not), and the
+    text's fingerprint keys to ignore when aligning (boilerplate, templates).
 
-    ``ignored`` is :func:`ignored_keys` of its fingerprints, if known. In every
-    candidate, A is ``name``.
+    In every candidate, A is ``name``.
     """
     allowed = _allowed(index, name, mode, role)
     evidence: dict[int, list[int]] = {}
     options = mode.alignment
-    skip = ignored_keys(index, keys.fingerprints, max_docs) if ignored is None else ignored
+    pairing = pairing_limit(len(index), max_docs)
     fingerprints = keys.fingerprints
+    ignored, skip = _too_common(index, FINGERPRINTS, fingerprints.hashes, (max_docs, pairing))
     doc, at_query, at_doc = _seeds(
         index, FINGERPRINTS, fingerprints.hashes, fingerprints.positions, skip, allowed
     )
@@ -250,11 +304,11 @@ def candidates_of(
             evidence[int(doc[lo])] = [int(dense.sum()), 0]
 
     sentence_keys = keys.sentence_keys
-    frequent = _ignored_of(index, SENTENCES, sentence_keys.hashes, max_docs)
+    [frequent] = _too_common(index, SENTENCES, sentence_keys.hashes, (pairing,))
     doc, at_query, at_doc = _seeds(
         index, SENTENCES, sentence_keys.hashes, sentence_keys.positions, frequent, allowed
     )
-    docs, seeds = _sentence_seeds(doc, at_query, at_doc)
+    docs, seeds = _sentence_seeds([_sentence_pairs(doc, at_query, at_doc)])
     for d, count in zip(docs.tolist(), seeds.tolist(), strict=True):
         evidence.setdefault(d, [0, 0])[1] = count
     found = [
@@ -262,7 +316,7 @@ def candidates_of(
         for d, (fingerprint_seeds, sentence_seeds) in evidence.items()
     ]
     found.sort(key=lambda c: c.b)
-    return found
+    return found, ignored
 
 
 def _allowed(index: Index, name: str, mode: Mode, role: Role) -> np.ndarray:

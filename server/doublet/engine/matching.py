@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from doublet.engine.candidates import Candidate, all_candidates, candidates_of, ignored_keys
+from doublet.engine.candidates import Candidate, all_candidates, candidates_of
 from doublet.engine.comparison import PairResult, compare
 from doublet.engine.document import Document
 from doublet.engine.fingerprints import Fingerprints
@@ -75,9 +75,8 @@ def similar(
     best first; A is ``document`` in every result."""
     if role.template:
         return []
-    ignored = ignored_keys(index, document.fingerprints, settings.max_docs)
-    candidates = candidates_of(
-        index, document.name, document.keys, document.mode, role, settings.max_docs, ignored
+    candidates, ignored = candidates_of(
+        index, document.name, document.keys, document.mode, role, settings.max_docs
     )
     mine = without(document.fingerprints, ignored)
     results = []
