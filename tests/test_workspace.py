@@ -291,6 +291,30 @@ def test_touching_after_a_warm_start_updates_the_saved_stamp(root: Path) -> None
     assert warm.index.entry("d.txt").stamp[1] == mtime
 
 
+def test_an_unchanged_index_is_not_written_again_and_a_touched_one_is(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    path = workspace.save()
+    written = path.read_bytes()
+    warm = Workspace.open(root)
+    warm.refresh()  # nothing changed on disk
+    path.write_bytes(b"left alone")  # a marker: an unchanged index is not written again
+    assert warm.save() == path and path.read_bytes() == b"left alone"
+    path.write_bytes(written)
+    bump_mtime(root / "a.txt")  # a new stamp is a change worth saving
+    warm.refresh()
+    warm.save()
+    assert path.read_bytes() != written and Workspace.open(root).index.names() == DOCUMENTS
+
+
+def test_a_rebuilt_index_is_always_written(root: Path) -> None:
+    workspace, _ = refreshed(root)
+    path = workspace.save()
+    path.write_bytes(b"stale")
+    workspace.reset_index()
+    workspace.save()
+    assert Workspace.open(root).index.names() == []
+
+
 def test_deleting_a_file_removes_it(root: Path) -> None:
     workspace, _ = refreshed(root)
     (root / "d.txt").unlink()

@@ -25,8 +25,8 @@ from doublet.engine.index import KINDS, Index
 FOLDER = ".doublet"
 FILE = "index.msgpack"
 #: 2: file names stored as bytes; 3: code units with mirrored comparisons; 4: sentence keys
-#: beside fingerprints, and each document's mode
-VERSION = 4
+#: beside fingerprints, and each document's mode; 5: lexicon keys of programs
+VERSION = 5
 MAGIC = b"DOUBLET-INDEX\n"
 _DIGEST = 32
 

@@ -117,6 +117,8 @@ class Workspace:
         #: Held while the index changes or is written, so a background save
         #: never writes an index half-way through an update.
         self.lock = threading.RLock()
+        #: The index's generation when it was last read from or written to disk.
+        self._saved_generation = self.index.generation if index is not None else None
 
     # --- opening and saving ---------------------------------------------------------
 
@@ -162,9 +164,21 @@ class Workspace:
         selected = tuple(dict.fromkeys(PurePosixPath(p.relative_to(root)).as_posix() for p in full))
         return cls(root, config, selected=tuple("" if s == "." else s for s in selected))
 
-    def save(self) -> Path:
+    def reset_index(self) -> None:
+        """Start from an empty index (a rebuild); the next save writes it whatever it holds."""
         with self.lock:
-            return index_store.save(self.index, self.root)
+            self.index = Index()
+            self._saved_generation = None
+
+    def save(self) -> Path:
+        """Write the index to ``.doublet/`` (unless it is there unchanged)."""
+        with self.lock:
+            path = index_store.index_path(self.root)
+            if self._saved_generation == self.index.generation and path.is_file():
+                return path
+            path = index_store.save(self.index, self.root)
+            self._saved_generation = self.index.generation
+            return path
 
     # --- files ----------------------------------------------------------------------
 
@@ -433,10 +447,15 @@ class Workspace:
         )
 
     def pairs(self, progress: Progress | None = None) -> list[PairResult]:
-        """Every pair of documents that shares passages, best first, as configured."""
+        """Every pair of documents that shares passages, best first, as configured (and
+        pairs of programs that resemble each other without one, engine/matching).
+
+        A pair whose every passage the user chose to ignore is left out.
+        """
         with self.lock:
             results = matching.all_pairs(self.index, self.document, self.settings(), progress)
-            return [r for r in (self._unignored(r) for r in results) if r.passages]
+            kept = [(r, self._unignored(r)) for r in results]
+            return [shown for found, shown in kept if shown.passages or not found.passages]
 
     def similar(self, rel: str, text: str | None = None) -> list[PairResult]:
         """Every document with passages shared with ``rel`` (or with ``text`` as ``rel``'s content).
@@ -444,8 +463,9 @@ class Workspace:
         In each result, A is the asking document.
         """
         with self.lock:
-            if text is None:
-                document = self.document(rel)
+            cached = self._documents.get(rel)
+            if text is None or (cached is not None and cached.text == text):
+                document = self.document(rel)  # as indexed: keys made once (update_text)
             else:
                 document = Document(rel, text, self.config.mode_for(rel))
             found = matching.similar(
@@ -467,7 +487,7 @@ class Workspace:
 
 
 def _size(keys: DocumentKeys) -> int:
-    return len(keys.fingerprints) + len(keys.sentence_keys)
+    return len(keys.fingerprints) + len(keys.sentence_keys) + len(keys.lexicon_keys)
 
 
 @dataclass(frozen=True)

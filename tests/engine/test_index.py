@@ -1,7 +1,8 @@
 """The incremental index answers every query as an index rebuilt from scratch would.
 
-Both kinds of keys are checked: fingerprints (copied text) and sentence keys
-(reworded text), through every query that reads them.
+Every kind of key is checked: fingerprints (copied text), sentence keys
+(reworded text) and lexicon keys (what programs print: the ``.py`` documents),
+through every query that reads them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from doublet.engine.matching import Settings, all_pairs
 from doublet.engine.modes import MODES
 
 PROSE = MODES["prose"].with_thresholds(min_length=40)
+CODE = MODES["code"]
 SENTENCES = [
     "The lighthouse keeper climbed the stairs every evening before sunset.",
     "Copper kettles hung above the stove in the narrow kitchen of the inn.",
@@ -34,7 +36,7 @@ SENTENCES = [
     "Fresh bread cooled on the windowsill while the children waited outside.",
     "The telescope revealed four moons circling the bright planet.",
 ]
-NAMES = ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt"]
+NAMES = ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt", "g.py", "h.py", "i.py"]
 GROUPS = [None, "alice", "bob"]
 
 
@@ -42,8 +44,19 @@ def text_of(picks: list[int]) -> str:
     return " ".join(SENTENCES[i] for i in picks)
 
 
+def mode_of(name: str):
+    return CODE if name.endswith(".py") else PROSE
+
+
+def text_for(name: str, picks: list[int]) -> str:
+    """Prose of the picked sentences, or a program that prints them."""
+    if name.endswith(".py"):
+        return "".join(f'print("{SENTENCES[i]}")\n' for i in picks)
+    return text_of(picks)
+
+
 def document(name: str, text: str) -> Document:
-    return Document(name, text, PROSE)
+    return Document(name, text, mode_of(name))
 
 
 def query_all(index: Index, texts: dict[str, str], extra: str) -> dict:
@@ -52,7 +65,7 @@ def query_all(index: Index, texts: dict[str, str], extra: str) -> dict:
     for name in sorted(texts):
         doc = document(name, texts[name])
         found, ignored = candidates_of(
-            index, name, doc.keys, PROSE, index.entry(name).role, max_docs=3
+            index, name, doc.keys, mode_of(name), index.entry(name).role, max_docs=3
         )
         answers[name] = (found, ignored.tolist())
     buffer = document("unsaved", extra)
@@ -74,7 +87,7 @@ def query_all(index: Index, texts: dict[str, str], extra: str) -> dict:
 def rebuilt(texts: dict[str, str], roles: dict[str, Role]) -> Index:
     fresh = Index()
     for name in sorted(texts):
-        fresh.add(name, document(name, texts[name]).keys, PROSE, roles[name])
+        fresh.add(name, document(name, texts[name]).keys, mode_of(name), roles[name])
     return fresh
 
 
@@ -89,7 +102,7 @@ class IndexMatchesRebuild(RuleBasedStateMachine):
         self.extra = text_of([0, 1, 2])
 
     def _add(self, name: str, text: str, role: Role) -> None:
-        self.index.add(name, document(name, text).keys, PROSE, role)
+        self.index.add(name, document(name, text).keys, mode_of(name), role)
         self.texts[name] = text
         self.roles[name] = role
 
@@ -102,7 +115,7 @@ class IndexMatchesRebuild(RuleBasedStateMachine):
     )
     def add_or_update(self, name, picks, group, template, reference) -> None:
         role = Role(template=template and random.random() < 0.3, reference=reference, group=group)
-        self._add(name, text_of(picks), role)
+        self._add(name, text_for(name, picks), role)
 
     @precondition(lambda self: self.texts)
     @rule(data=st.data())
@@ -116,8 +129,8 @@ class IndexMatchesRebuild(RuleBasedStateMachine):
     @rule(data=st.data(), new=st.sampled_from(NAMES))
     def rename(self, data, new) -> None:
         old = data.draw(st.sampled_from(sorted(self.texts)))
-        if old == new:
-            return
+        if old == new or mode_of(old) != mode_of(new):
+            return  # a file renamed into another mode is indexed anew (workspace.py)
         self.index.rename(old, new)
         self.texts[new] = self.texts.pop(old)
         self.roles[new] = self.roles.pop(old)
@@ -178,6 +191,7 @@ def test_sentence_keys_are_indexed_beside_fingerprints():
     assert entry.postings == {
         FINGERPRINTS: len(doc.fingerprints),
         sentence_keys: len(doc.sentence_keys),
+        index_module.LEXICON: 0,  # prose keeps no lexicon
     }
     assert entry.postings[sentence_keys] > 0
     keys, _, positions = index.live_postings(sentence_keys)

@@ -161,11 +161,13 @@ def test_common_literals_and_builtins_are_not_evidence() -> None:
 
 
 def test_a_copy_resembles_its_original_more_than_an_independent_solution() -> None:
-    copy, restructured = score(ORIGINAL, DISGUISED), score(ORIGINAL, RESTRUCTURED)
-    independent = score(ORIGINAL, INDEPENDENT)
-    assert copy > restructured > independent
+    assert score(ORIGINAL, DISGUISED) > 0.9 > 0.5 > score(ORIGINAL, INDEPENDENT)
+
+
+def test_shared_messages_count_where_the_structure_was_broken_up() -> None:
     evidence = compare(java("a", ORIGINAL), java("b", RESTRUCTURED)).resemblance
     assert evidence.structure < evidence.literals  # the messages, not the structure
+    assert evidence.score > 0.15  # no passage left, yet the pair is not unrelated
 
 
 def test_identical_programs_resemble_fully_and_scores_stay_in_range() -> None:

@@ -2,13 +2,18 @@
 
 Aligning a pair costs milliseconds; a folder of thousands of documents has
 millions of pairs. So pairs are first selected from the index's keys, and only
-those are aligned (engine/matching). Two kinds of evidence select a pair:
+those are aligned (engine/matching). Three kinds of evidence select a pair:
 
 - *copied text*: fingerprints shared by both documents, at least ``min_seeds``
   of them within ``reach`` of each other in both (a passage's seeds cluster;
   common phrases of two texts on one topic do not);
-- *reworded text*: a *sentence seed*, a sentence of each that share at least
-  ``SEED_BANDS`` of their MinHash bands (engine/sentence_keys).
+- *reworded text*: *sentence seeds*, a sentence of each that share at least
+  ``SEED_BANDS`` of their MinHash bands (engine/sentence_keys); a pair with a
+  single seed needs ``SINGLE_SEED_BANDS`` shared bands, and a band in more
+  than ``SENTENCE_PAIRING`` documents (two common words) seeds nothing;
+- *what a program says* (code only, in ``all_candidates``): at least
+  ``LEXICON_SEEDS`` string and number literals that both programs use
+  (engine/lexicon_keys), each in few documents.
 
 Two limits on how many documents hold a key:
 
@@ -41,10 +46,11 @@ import numpy as np
 
 from doublet.engine.document import DocumentKeys
 from doublet.engine.hashing import mix64
-from doublet.engine.index import FINGERPRINTS, SENTENCES, Index, Role, keys_of
+from doublet.engine.index import FINGERPRINTS, LEXICON, SENTENCES, Entry, Index, Role, keys_of
+from doublet.engine.lexicon_keys import LEXICON_SEEDS
 from doublet.engine.modes import Mode
 from doublet.engine.passages import clustered_groups, dense_seeds
-from doublet.engine.sentence_keys import SEED_BANDS
+from doublet.engine.sentence_keys import BANDS, SEED_BANDS
 
 #: Positions of one key in one document that selection looks at.
 MAX_REPEATS = 4
@@ -59,7 +65,27 @@ PAIRING_SHARE = 0.1
 MIN_PAIRING = 100
 #: A sentence key in more documents than this selects no pair, however large the
 #: folder: a band of two common words is in the sentences of many unrelated texts.
-SENTENCE_PAIRING = 100
+#: On PAN 2013 in one folder, 100 and 30 find the same reuse (plagdet 0.883 and
+#: 0.882); on the 24,000 pieces of novels, 30 aligns a third as many pairs.
+SENTENCE_PAIRING = 30
+#: Bands the seed must share when a pair has only one sentence seed. 5 would
+#: halve the pairs aligned in a folder of short pieces of novels, but loses
+#: reworded passages on PAN 2013 (plagdet 0.882 -> 0.879); kept at the seed
+#: threshold until a cheaper test of a lone seed is found.
+SINGLE_SEED_BANDS = 4
+#: A pair needs one sentence seed for every this many pairs of keyed sentences it
+#: has: two long texts on one topic share a loosely alike pair of sentences by
+#: chance (two 20 KB pieces of one novel, 200 sentences each, need 4 seeds; two
+#: 2 KB pieces, one). On PAN 2013 this keeps all but 7 of the 249 reused pairs
+#: found only by sentence seeds; on five novels in 20 KB pieces it aligns 1,013
+#: pairs instead of 6,278.
+SENTENCE_PAIRS_PER_SEED = 10_000
+
+
+def enough_sentence_seeds(seeds: int, sentences_a: int, sentences_b: int) -> bool:
+    """Whether ``seeds`` sentence seeds select a pair of documents with that many keyed
+    sentences."""
+    return seeds >= max(1, math.ceil(sentences_a * sentences_b / SENTENCE_PAIRS_PER_SEED))
 
 
 def boilerplate_limit(documents: int, setting: int | float = BOILERPLATE_SHARE) -> int:
@@ -87,6 +113,7 @@ class Candidate:
     b: str
     fingerprint_seeds: int  # shared fingerprints in dense clusters (0: none)
     sentence_seeds: int  # pairs of sentences alike enough to seed the paraphrase stage
+    lexicon_seeds: int = 0  # rare literals both programs use (code only)
 
 
 @dataclass(frozen=True)
@@ -155,18 +182,18 @@ def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.nda
     if len(entries) < 2:
         return [], np.zeros(0, np.uint32)
     pairing = pairing_limit(len(entries), max_docs)
-    templates = np.array([i for i, e in entries.items() if e.role.template], dtype=np.int64)
+    templates = index.templates()
     modes = {e.mode for e in entries.values()}
     reach = max(m.alignment.reach for m in modes)
     min_seeds = max(1, min(m.min_seeds for m in modes))
-    evidence: dict[tuple[int, int], list[int]] = {}
+    evidence: dict[tuple[int, int], list[int]] = {}  # fingerprint, sentence, lexicon seeds
 
     n = index.id_count()
     copied = _Postings.of(*index.live_postings(FINGERPRINTS))
     ignored = _ignored(copied, templates, max_docs)
     copied = copied.without_keys(_ignored(copied, templates, pairing))
     for p, count in _dense_pairs(copied, n, reach, min_seeds):
-        evidence[divmod(p, n)] = [count, 0]
+        evidence[divmod(p, n)] = [count, 0, 0]
     del copied
     reworded = _Postings.of(*index.live_postings(SENTENCES))
     limit = min(pairing, SENTENCE_PAIRING)
@@ -176,18 +203,42 @@ def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.nda
         for a, b, at_a, at_b in reworded.pairs()
     )
     for p, count in zip(pair_ids.tolist(), seeds.tolist(), strict=True):
-        evidence.setdefault(divmod(p, n), [0, 0])[1] = count
+        x, y = divmod(p, n)
+        if (x, y) in evidence:
+            evidence[x, y][1] = count
+        elif enough_sentence_seeds(count, _keyed(entries[x]), _keyed(entries[y])):
+            evidence[x, y] = [0, count, 0]
+    del reworded
+    said = _Postings.of(*index.live_postings(LEXICON))
+    said = said.without_keys(_ignored(said, templates, pairing))
+    for p, count in _shared_keys(said, n):
+        if count >= LEXICON_SEEDS:
+            evidence.setdefault(divmod(p, n), [0, 0, 0])[2] = count
 
     found = []
-    for (x, y), (fingerprint_seeds, sentence_seeds) in evidence.items():
+    for (x, y), seeds in evidence.items():
         ea, eb = entries[x], entries[y]
         if ea.mode.salt != eb.mode.salt or not ea.role.may_pair(eb.role):
             continue
         if ea.name > eb.name:
             ea, eb = eb, ea
-        found.append(Candidate(ea.name, eb.name, fingerprint_seeds, sentence_seeds))
+        found.append(Candidate(ea.name, eb.name, *seeds))
     found.sort(key=lambda c: (c.a, c.b))
     return found, ignored
+
+
+def _shared_keys(postings: _Postings, n: int) -> Iterator[tuple[int, int]]:
+    """Pairs (as a * n + b) sharing keys, and how many keys they share."""
+    parts = [a.astype(np.int64) * n + b for a, b, _, _ in postings.pairs()]
+    if not parts:
+        return iter(())
+    pair_ids, shared = np.unique(np.concatenate(parts), return_counts=True)
+    return zip(pair_ids.tolist(), shared.tolist(), strict=True)
+
+
+def _keyed(entry: Entry) -> int:
+    """How many of a document's sentences have keys."""
+    return entry.postings[SENTENCES] // BANDS
 
 
 def _dense_pairs(
@@ -251,25 +302,18 @@ def _sentence_seeds(
     starts = np.flatnonzero(np.r_[True, named[1:] != named[:-1]])
     bands = np.diff(np.r_[starts, named.shape[0]])
     del named
-    seeded = order[starts[bands >= SEED_BANDS]]
-    groups = np.concatenate(groups_parts)[seeded]
-    return np.unique(groups, return_counts=True)
-
-
-def _too_common(index: Index, kind: str, hashes: np.ndarray, limits: tuple[int, ...]):
-    """Of a text's keys of ``kind``, for each limit, those in more indexed documents than
-    it, or in a template."""
-    wanted = np.unique(keys_of(hashes))
-    which, doc, _ = index.postings_of(kind, wanted)
-    if which.shape[0] == 0:
-        return [np.zeros(0, dtype=np.uint32) for _ in limits]
-    width = index.id_count()
-    per_key = np.bincount(np.unique(which * width + doc) // width, minlength=wanted.shape[0])
-    in_template = np.zeros(wanted.shape[0], dtype=bool)
-    template_ids = [d for d in np.unique(doc).tolist() if index.entry_of(d).role.template]
-    if template_ids:
-        in_template[np.unique(which[np.isin(doc, template_ids)])] = True
-    return [wanted[(per_key > limit) | in_template] for limit in limits]
+    seeded = bands >= SEED_BANDS
+    groups = np.concatenate(groups_parts)[order[starts[seeded]]]
+    bands = bands[seeded]
+    order = np.argsort(groups, kind="stable")
+    groups, bands = groups[order], bands[order]
+    if groups.shape[0] == 0:
+        return groups, groups
+    first = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+    seeds = np.diff(np.r_[first, groups.shape[0]])
+    strongest = np.maximum.reduceat(bands, first)
+    keep = (seeds >= 2) | (strongest >= SINGLE_SEED_BANDS)
+    return groups[first[keep]], seeds[keep]
 
 
 def candidates_of(
@@ -278,17 +322,17 @@ def candidates_of(
     """Indexed documents worth aligning with one text (indexed as ``name`` or not), and the
     text's fingerprint keys to ignore when aligning (boilerplate, templates).
 
-    In every candidate, A is ``name``.
+    In every candidate, A is ``name``. Lexicon keys select nothing here: a pair found
+    by them alone shares no passage, and a text's question is where its passages are.
     """
-    allowed = _allowed(index, name, mode, role)
+    allowed = _Partners(index, name, mode, role)
     evidence: dict[int, list[int]] = {}
     options = mode.alignment
     pairing = pairing_limit(len(index), max_docs)
     fingerprints = keys.fingerprints
-    ignored, skip = _too_common(index, FINGERPRINTS, fingerprints.hashes, (max_docs, pairing))
-    doc, at_query, at_doc = _seeds(
-        index, FINGERPRINTS, fingerprints.hashes, fingerprints.positions, skip, allowed
-    )
+    met = _Met.of(index, FINGERPRINTS, fingerprints.hashes, fingerprints.positions)
+    ignored, skip = met.too_common(index, (max_docs, pairing))
+    doc, at_query, at_doc = met.seeds(skip, allowed)
     maybe = np.intersect1d(
         clustered_groups(doc, at_query, options.reach, options.min_seeds),
         clustered_groups(doc, at_doc, options.reach, options.min_seeds),
@@ -301,61 +345,98 @@ def candidates_of(
     for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
         dense = dense_seeds(at_query[lo:hi], at_doc[lo:hi], options.reach, options.min_seeds)
         if dense.any():
-            evidence[int(doc[lo])] = [int(dense.sum()), 0]
+            evidence[int(doc[lo])] = [int(dense.sum()), 0, 0]
 
     sentence_keys = keys.sentence_keys
-    [frequent] = _too_common(index, SENTENCES, sentence_keys.hashes, (pairing,))
-    doc, at_query, at_doc = _seeds(
-        index, SENTENCES, sentence_keys.hashes, sentence_keys.positions, frequent, allowed
-    )
+    met = _Met.of(index, SENTENCES, sentence_keys.hashes, sentence_keys.positions)
+    [frequent] = met.too_common(index, (min(pairing, SENTENCE_PAIRING),))
+    doc, at_query, at_doc = met.seeds(frequent, allowed)
     docs, seeds = _sentence_seeds([_sentence_pairs(doc, at_query, at_doc)])
+    keyed = len(sentence_keys) // BANDS
     for d, count in zip(docs.tolist(), seeds.tolist(), strict=True):
-        evidence.setdefault(d, [0, 0])[1] = count
-    found = [
-        Candidate(name, index.entry_of(d).name, fingerprint_seeds, sentence_seeds)
-        for d, (fingerprint_seeds, sentence_seeds) in evidence.items()
-    ]
+        if d in evidence:
+            evidence[d][1] = count
+        elif enough_sentence_seeds(count, keyed, _keyed(index.entry_of(d))):
+            evidence[d] = [0, count, 0]
+    found = [Candidate(name, index.entry_of(d).name, *seeds) for d, seeds in evidence.items()]
     found.sort(key=lambda c: c.b)
     return found, ignored
 
 
-def _allowed(index: Index, name: str, mode: Mode, role: Role) -> np.ndarray:
-    """Mask over document ids of the documents that may be reported against the query."""
-    allowed = np.zeros(index.id_count(), dtype=bool)
-    for entry in index.entries():
-        allowed[entry.id] = (
-            entry.mode.salt == mode.salt and entry.name != name and role.may_pair(entry.role)
-        )
-    return allowed
+class _Partners:
+    """Which indexed documents may be reported against a query: decided once per
+    document that shares a key with it, never by a pass over the whole index."""
+
+    def __init__(self, index: Index, name: str, mode: Mode, role: Role):
+        self._index, self._name, self._salt, self._role = index, name, mode.salt, role
+        self._known: dict[int, bool] = {}
+
+    def _may_pair(self, doc_id: int) -> bool:
+        if doc_id not in self._known:
+            entry = self._index.entry_of(doc_id)
+            self._known[doc_id] = (
+                entry.mode.salt == self._salt
+                and entry.name != self._name
+                and self._role.may_pair(entry.role)
+            )
+        return self._known[doc_id]
+
+    def mask(self, docs: np.ndarray) -> np.ndarray:
+        """For each document id in ``docs``, whether it may be reported."""
+        ids, inverse = np.unique(docs, return_inverse=True)
+        allowed = np.array([self._may_pair(i) for i in ids.tolist()], dtype=bool)
+        return allowed[inverse.reshape(-1)]
 
 
-def _seeds(
-    index: Index,
-    kind: str,
-    hashes: np.ndarray,
-    positions: np.ndarray,
-    skip: np.ndarray,
-    allowed: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every (indexed document, position in the query, position in it) where they share a
-    key of ``kind``, keys in ``skip`` left out."""
-    keys = keys_of(hashes)
-    usable = ~np.isin(keys, skip)
-    keys, positions = keys[usable], positions[usable]
-    nothing = np.zeros(0, dtype=np.int64)
-    if keys.shape[0] == 0:
-        return nothing, nothing, nothing
-    order = np.argsort(keys, kind="stable")
-    keys, positions = keys[order], positions[order]
-    wanted, first, repeats = np.unique(keys, return_index=True, return_counts=True)
-    which, doc, at = index.postings_of(kind, wanted)
-    ok = allowed[doc]
-    which, doc, at = which[ok], doc[ok], at[ok]
-    # every occurrence of a key in the query meets every posting of it
-    count = repeats[which]
-    total = int(count.sum())
-    if total == 0:
-        return nothing, nothing, nothing
-    within = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
-    at_query = positions[np.repeat(first[which], count) + within]
-    return np.repeat(doc, count), at_query, np.repeat(at, count)
+@dataclass(frozen=True)
+class _Met:
+    """A text's keys of one kind and their live postings in the index, looked up once."""
+
+    wanted: np.ndarray  # the text's distinct keys, sorted
+    first: np.ndarray  # where each starts among the text's keys sorted
+    repeats: np.ndarray  # how often the text has it
+    positions: np.ndarray  # the text's positions of its keys, sorted by key
+    which: np.ndarray  # postings: which wanted key ...
+    doc: np.ndarray  # ... in which indexed document ...
+    at: np.ndarray  # ... at which position
+
+    @staticmethod
+    def of(index: Index, kind: str, hashes: np.ndarray, positions: np.ndarray) -> _Met:
+        keys = keys_of(hashes)
+        order = np.argsort(keys, kind="stable")
+        keys, positions = keys[order], positions[order]
+        wanted, first, repeats = np.unique(keys, return_index=True, return_counts=True)
+        which, doc, at = index.postings_of(kind, wanted)
+        return _Met(wanted, first, repeats, positions, which, doc, at)
+
+    def too_common(self, index: Index, limits: tuple[int, ...]) -> list[np.ndarray]:
+        """For each limit, the keys in more indexed documents than it, or in a template."""
+        which, doc = self.which, self.doc
+        # postings come in runs of one key, each in document order (Index.postings_of):
+        # a posting of a new document is a change from the one before
+        new_doc = np.ones(which.shape[0], dtype=bool)
+        new_doc[1:] = (which[1:] != which[:-1]) | (doc[1:] != doc[:-1])
+        per_key = np.bincount(which[new_doc], minlength=self.wanted.shape[0])
+        common = np.zeros(self.wanted.shape[0], dtype=bool)
+        templates = index.templates()
+        if templates.shape[0]:
+            common[which[np.isin(doc, templates)]] = True
+        return [self.wanted[(per_key > limit) | common] for limit in limits]
+
+    def seeds(
+        self, skip: np.ndarray, allowed: _Partners
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every (indexed document, position in the text, position in it) where they share
+        a key, keys in ``skip`` left out."""
+        ok = ~np.isin(self.wanted[self.which], skip)
+        ok[ok] = allowed.mask(self.doc[ok])
+        which, doc, at = self.which[ok], self.doc[ok], self.at[ok]
+        # every occurrence of a key in the text meets every posting of it
+        count = self.repeats[which]
+        total = int(count.sum())
+        if total == 0:
+            nothing = np.zeros(0, dtype=np.int64)
+            return nothing, nothing, nothing
+        within = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+        at_text = self.positions[np.repeat(self.first[which], count) + within]
+        return np.repeat(doc, count), at_text, np.repeat(at, count)

@@ -109,7 +109,8 @@ def compare(
 
     ``fingerprints`` replaces the documents' own (boilerplate and template
     fingerprints removed, say); text whose fingerprints were left out is left
-    out of the paraphrase stage too. ``paraphrase`` says whether to compare the
+    out of the paraphrase stage too. Without ``copied`` and ``fingerprints``, no
+    fingerprint is computed at all. ``paraphrase`` says whether to compare the
     documents sentence by sentence as well (None: as their mode says); ``copied``
     whether to look for copied passages (False when it is known there are none).
 
@@ -120,7 +121,9 @@ def compare(
         raise ValueError(
             f"{a.name} ({a.mode.name}) and {b.name} ({b.mode.name}) are in different modes"
         )
-    fa, fb = fingerprints or (a.fingerprints, b.fingerprints)
+    if fingerprints is None and copied:
+        fingerprints = (a.fingerprints, b.fingerprints)
+    fa, fb = fingerprints or (None, None)
     if (b.unit_count, b.name) < (a.unit_count, a.name):
         return _aligned(b, a, options, (fb, fa), paraphrase, copied).swapped()
     return _aligned(a, b, options, (fa, fb), paraphrase, copied)
@@ -130,13 +133,13 @@ def _aligned(
     a: Document,
     b: Document,
     options: AlignOptions | None,
-    fingerprints: tuple[Fingerprints, Fingerprints],
+    fingerprints: tuple[Fingerprints | None, Fingerprints | None],
     paraphrase: bool | None,
     copied: bool,
 ) -> PairResult:
     options = options or a.mode.alignment
     fa, fb = fingerprints
-    seeds = find_seeds(fa, fb, options) if copied else None
+    seeds = find_seeds(fa, fb, options) if copied and fa is not None and fb is not None else None
     # units (the documents' text, cut up) are needed only when seeds were found
     passages = align_seeds(seeds, a.units, b.units, options) if seeds else []
     if a.mode.paraphrase if paraphrase is None else paraphrase:
@@ -162,12 +165,14 @@ def _aligned(
     )
 
 
-def _left_out(document: Document, used: Fingerprints) -> tuple[np.ndarray, np.ndarray]:
-    """Text offsets of the document's fingerprints that are not among ``used``, and of
-    those that are."""
+def _left_out(document: Document, used: Fingerprints | None) -> tuple[np.ndarray, np.ndarray]:
+    """Text offsets of the document's fingerprints that are not among ``used`` (None: all
+    are used), and of those that are."""
+    nothing = np.zeros(0, dtype=np.int64)
+    if used is None:
+        return nothing, nothing
     every = document.fingerprints
     if len(used) == len(every):
-        nothing = np.zeros(0, dtype=np.int64)
         return nothing, nothing
     kept = np.isin(every.positions, used.positions, assume_unique=True)
     offsets = document.fingerprint_offsets

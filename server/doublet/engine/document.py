@@ -14,6 +14,7 @@ import numpy as np
 from doublet.engine.chars import char_units
 from doublet.engine.code import Lexicon
 from doublet.engine.fingerprints import Fingerprints, fingerprint
+from doublet.engine.lexicon_keys import LexiconKeys, lexicon_keys
 from doublet.engine.modes import Mode
 from doublet.engine.quotes import quoted_mask
 from doublet.engine.sentence_keys import SentenceKeys, sentence_keys
@@ -29,6 +30,7 @@ class DocumentKeys:
     fingerprints: Fingerprints
     sentence_keys: SentenceKeys
     units: int  # how many units the document has (positions lie below it)
+    lexicon_keys: LexiconKeys = field(default_factory=LexiconKeys.empty)
 
 
 @dataclass(eq=False)
@@ -46,6 +48,7 @@ class Document:
     _sentence_keys: SentenceKeys | None = field(default=None, repr=False)
     _fingerprint_offsets: np.ndarray | None = field(default=None, repr=False)
     _lexicon: Lexicon | None = field(default=None, repr=False)
+    _lexicon_keys: LexiconKeys | None = field(default=None, repr=False)
 
     @property
     def units(self) -> Units:
@@ -100,15 +103,31 @@ class Document:
         return self._sentence_keys
 
     @property
+    def lexicon_keys(self) -> LexiconKeys:
+        """Keys of the literals and names, for the index to find programs that say the
+        same things (none if the mode keeps no lexicon)."""
+        if self._lexicon_keys is None:
+            if self.mode.lexical:
+                self._lexicon_keys = lexicon_keys(self.lexicon, self.mode.salt)
+            else:
+                self._lexicon_keys = LexiconKeys.empty()
+        return self._lexicon_keys
+
+    @property
     def keys(self) -> DocumentKeys:
         """Everything the index needs of this document."""
-        return DocumentKeys(self.fingerprints, self.sentence_keys, self.unit_count)
+        return DocumentKeys(
+            self.fingerprints, self.sentence_keys, self.unit_count, self.lexicon_keys
+        )
 
     def known_keys(self) -> DocumentKeys | None:
         """The keys if they were computed already, else None (nothing is computed)."""
-        if self._fingerprints is None or self._sentence_keys is None:
+        known = (self._fingerprints, self._sentence_keys, self._lexicon_keys)
+        if any(k is None for k in known):
             return None
-        return DocumentKeys(self._fingerprints, self._sentence_keys, self.unit_count)
+        return DocumentKeys(
+            self._fingerprints, self._sentence_keys, self.unit_count, self._lexicon_keys
+        )
 
     @property
     def lexicon(self) -> Lexicon:
@@ -121,6 +140,7 @@ class Document:
         """Take keys computed earlier from this same text and mode."""
         self._fingerprints = keys.fingerprints
         self._sentence_keys = keys.sentence_keys
+        self._lexicon_keys = keys.lexicon_keys
         self._unit_count = keys.units
         self._fingerprint_offsets = None
 

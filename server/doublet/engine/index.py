@@ -1,9 +1,10 @@
 """The inverted index: keys to (document, position), kept current as documents change.
 
-Two kinds of keys are indexed, each in its own table: fingerprints (winnowed
-k-gram hashes: copied text) and sentence keys (MinHash bands of sentences:
-reworded text). Both sit at unit positions, so they share one position space
-and one life cycle: whatever happens to a document happens to both at once.
+Three kinds of keys are indexed, each in its own table: fingerprints (winnowed
+k-gram hashes: copied text), sentence keys (MinHash bands of sentences:
+reworded text) and, for programs, lexicon keys (their literals and names). All
+sit at unit positions, so they share one position space and one life cycle:
+whatever happens to a document happens to all its keys at once.
 
 Postings live in numpy arrays, never in dicts of lists. Each posting is 8
 bytes: a 32-bit key (the top half of a 64-bit hash) and a 32-bit *global*
@@ -42,7 +43,8 @@ _POSITION_LIMIT = 2**32 - 1
 #: The kinds of keys, one table each.
 FINGERPRINTS = "fingerprints"
 SENTENCES = "sentences"
-KINDS = (FINGERPRINTS, SENTENCES)
+LEXICON = "lexicon"
+KINDS = (FINGERPRINTS, SENTENCES, LEXICON)
 
 
 def keys_of(hashes: np.ndarray) -> np.ndarray:
@@ -184,6 +186,9 @@ class Index:
         self._tables = {kind: _Table() for kind in KINDS}
         self._dead_postings = 0
         self._arrays: tuple[np.ndarray, np.ndarray] | None = None  # starts, alive as arrays
+        self._templates: np.ndarray | None = None  # ids of live templates
+        #: Counts changes, so that a holder can tell whether anything changed since.
+        self.generation = 0
 
     # --- documents ------------------------------------------------------------------
 
@@ -224,6 +229,7 @@ class Index:
         stamp: tuple = (),
     ) -> None:
         """Index a document under ``name``, replacing any document of that name."""
+        self.generation += 1
         if name in self._by_name:
             self.remove(name)
         if self._next_start + keys.units + 1 > _POSITION_LIMIT:
@@ -233,7 +239,11 @@ class Index:
         doc_id = len(self._entries)
         start = self._next_start
         self._next_start += keys.units + 1
-        kinds = {FINGERPRINTS: keys.fingerprints, SENTENCES: keys.sentence_keys}
+        kinds = {
+            FINGERPRINTS: keys.fingerprints,
+            SENTENCES: keys.sentence_keys,
+            LEXICON: keys.lexicon_keys,
+        }
         postings = {kind: len(found) for kind, found in kinds.items()}
         entry = Entry(name, doc_id, mode, keys.units, start, postings, role or Role(), stamp)
         self._entries.append(entry)
@@ -241,23 +251,27 @@ class Index:
         self._alive.append(True)
         self._by_name[name] = doc_id
         self._arrays = None
+        self._templates = None
         for kind, found in kinds.items():
             positions = (found.positions + start).astype(np.uint32)
             self._tables[kind].add(keys_of(found.hashes), positions)
 
     def remove(self, name: str) -> None:
+        self.generation += 1
         doc_id = self._by_name.pop(name)
         entry = self._entries[doc_id]
         assert entry is not None
         self._alive[doc_id] = False
         self._dead_postings += sum(entry.postings.values())
         self._arrays = None
+        self._templates = None
         base = sum(len(t.base) for t in self._tables.values())
         if self._dead_postings > COMPACT_SHARE * max(base, MERGE_POSTINGS):
             self._compact()
 
     def rename(self, old: str, new: str) -> None:
         """Move a document to a new name (a file moved on disk); its postings stay."""
+        self.generation += 1
         if new in self._by_name:
             self.remove(new)
         doc_id = self._by_name.pop(old)
@@ -267,19 +281,27 @@ class Index:
         entry.name = new
 
     def set_role(self, name: str, role: Role) -> None:
+        self.generation += 1
         self.entry(name).role = role
+        self._templates = None
 
     def set_mode(self, name: str, mode: Mode) -> None:
         """Change thresholds that do not change the keys (the minimum length, say)."""
+        self.generation += 1
         self.entry(name).mode = mode
 
     def set_stamp(self, name: str, stamp: tuple) -> None:
+        self.generation += 1
         self.entry(name).stamp = stamp
 
     # --- storage --------------------------------------------------------------------
 
     def _compact(self) -> None:
         """Drop dead postings and renumber global positions densely."""
+        if all(self._alive):  # nothing dead: positions are dense already
+            for table in self._tables.values():
+                table.merge()
+            return
         starts, alive = self._id_arrays()
         live_ids = [i for i, ok in enumerate(self._alive) if ok]
         new_start = np.zeros(len(self._entries), dtype=np.int64)
@@ -303,6 +325,7 @@ class Index:
         self._next_start = cursor
         self._dead_postings = 0
         self._arrays = None
+        self._templates = None
 
     def _id_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         if self._arrays is None:
@@ -314,10 +337,22 @@ class Index:
 
     # --- queries --------------------------------------------------------------------
 
+    def templates(self) -> np.ndarray:
+        """Ids of the documents that are templates (kept until the index changes)."""
+        if self._templates is None:
+            live = zip(self._entries, self._alive, strict=True)
+            ids = [e.id for e, alive in live if e is not None and alive and e.role.template]
+            self._templates = np.array(ids, dtype=np.int64)
+        return self._templates
+
     def postings_of(
         self, kind: str, wanted: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Live postings of sorted unique ``wanted`` keys: (which wanted key, doc id, position)."""
+        """Live postings of sorted unique ``wanted`` keys: (which wanted key, doc id, position).
+
+        They come in runs of one key, each run in document order, and a document's
+        postings all sit in one segment: so equal (key, document) postings are
+        neighbours."""
         which, at = self._tables[kind].lookup(wanted)
         if not which.shape[0]:
             return which, which, which

@@ -40,7 +40,9 @@ def all_pairs(
     settings: Settings,
     progress: Progress | None = None,
 ) -> list[PairResult]:
-    """Every pair of indexed documents with a passage and enough similarity, best first.
+    """Every pair of indexed documents with a passage and enough similarity, best first;
+    and pairs of programs alike enough in what they say (LISTED_RESEMBLANCE) even
+    without a passage.
 
     ``load`` gives the document of a name (its text is read only for
     candidates); ``progress`` wraps the loop over candidates (a progress bar).
@@ -56,7 +58,9 @@ def all_pairs(
     results = []
     for candidate in progress(candidates) if progress else candidates:
         a, b = load(candidate.a), load(candidate.b)
-        fingerprints = (fingerprints_of(a), fingerprints_of(b))
+        fingerprints = None
+        if candidate.fingerprint_seeds or ignored.shape[0]:
+            fingerprints = (fingerprints_of(a), fingerprints_of(b))
         result = _align(a, b, fingerprints, candidate, settings)
         if _reported(result, settings):
             results.append(result)
@@ -78,11 +82,13 @@ def similar(
     candidates, ignored = candidates_of(
         index, document.name, document.keys, document.mode, role, settings.max_docs
     )
-    mine = without(document.fingerprints, ignored)
     results = []
     for candidate in candidates:
         other = load(candidate.b)
-        fingerprints = (mine, without(other.fingerprints, ignored))
+        fingerprints = None
+        if candidate.fingerprint_seeds or ignored.shape[0]:
+            mine = without(document.fingerprints, ignored)
+            fingerprints = (mine, without(other.fingerprints, ignored))
         result = _align(document, other, fingerprints, candidate, settings)
         if _reported(result, settings):
             results.append(result)
@@ -93,14 +99,15 @@ def similar(
 def _align(
     a: Document,
     b: Document,
-    fingerprints: tuple[Fingerprints, Fingerprints],
+    fingerprints: tuple[Fingerprints, Fingerprints] | None,
     candidate: Candidate,
     settings: Settings,
 ) -> PairResult:
     """``compare`` for a candidate, spared what its evidence rules out: without a dense
     cluster of shared fingerprints no copied passage can be found (engine/candidates
     applies the density test that alignment starts with), so fingerprints are not
-    aligned; the paraphrase stage runs as the mode says, unless it is turned off."""
+    aligned — nor even computed when no key is ignored (``fingerprints`` None); the
+    paraphrase stage runs as the mode says, unless it is turned off."""
     return compare(
         a,
         b,
@@ -110,8 +117,18 @@ def _align(
     )
 
 
+#: A pair of programs that shares no passage is still listed when its resemblance
+#: (engine/resemblance) is at least this: about 40% of their literals in common.
+#: A copier who restructured the whole program leaves no passage, only this.
+LISTED_RESEMBLANCE = 0.1
+
+
 def _reported(result: PairResult, settings: Settings) -> bool:
-    return bool(result.passages) and result.similarity >= settings.min_similarity
+    if result.similarity < settings.min_similarity:
+        return False
+    if result.passages:
+        return True
+    return result.a.mode.lexical and result.resemblance.score >= LISTED_RESEMBLANCE
 
 
 def without(fingerprints: Fingerprints, keys: np.ndarray) -> Fingerprints:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, fields, replace
+from functools import cached_property
 from pathlib import PurePath
 from typing import Any
 
@@ -62,7 +63,7 @@ class Mode:
     def window(self) -> int:
         return self.guarantee - self.noise + 1
 
-    @property
+    @cached_property
     def salt(self) -> int:
         """Names the normalization; k is mixed into every k-gram hash as well."""
         return salt_of(f"doublet/{self.name}/{self.keep_comments}")

@@ -21,9 +21,9 @@ Gelbukh (PAN 2014) — seeding, extension, filtering — written afresh:
    B, and whose B side is at least twice as long as A's.
 
 ``with_paraphrase`` then lays the fragments over the fingerprint passages.
-Only candidate pairs of the fingerprint index get here (engine/comparison
-and engine/scan say which), so its cost — a few milliseconds a pair — is paid
-where it can matter.
+Only candidate pairs get here (engine/candidates selects them, by shared
+fingerprints or sentence keys), so its cost — a few milliseconds a pair on
+long documents — is paid where it can matter.
 """
 
 from __future__ import annotations
@@ -151,10 +151,28 @@ def _sentence_pairs(wa: _Weights, wb: _Weights) -> tuple[np.ndarray, np.ndarray,
     return ids, dots, common
 
 
-def _split(group: np.ndarray, side: int, gap: int) -> list[np.ndarray]:
-    ordered = group[np.argsort(group[:, side], kind="stable")]
-    cuts = np.flatnonzero(np.diff(ordered[:, side]) > gap) + 1
-    return np.split(ordered, cuts)
+#: Groups of more seeds than this are cut with numpy, smaller ones in plain Python.
+_NUMPY_SPLIT = 128
+
+
+def _split(group: list[int], at: tuple[list[float], np.ndarray], gap: int) -> list[list[int]]:
+    """``group`` (seed numbers) ordered by ``at`` (as a list and as an array) and cut
+    where neighbours are more than ``gap`` apart. Sorts are stable: ties keep their order."""
+    listed, array = at
+    if len(group) > _NUMPY_SPLIT:
+        numbers = np.asarray(group)
+        values = array[numbers]
+        order = np.argsort(values, kind="stable")
+        cuts = np.flatnonzero(np.diff(values[order]) > gap) + 1
+        return [part.tolist() for part in np.split(numbers[order], cuts)]
+    ordered = sorted(group, key=listed.__getitem__)
+    parts, start = [], 0
+    for i in range(1, len(ordered)):
+        if listed[ordered[i]] - listed[ordered[i - 1]] > gap:
+            parts.append(ordered[start:i])
+            start = i
+    parts.append(ordered[start:])
+    return parts
 
 
 def _order(cluster: np.ndarray) -> float:
@@ -171,18 +189,23 @@ def _order(cluster: np.ndarray) -> float:
 
 
 def _clusters(seeds: np.ndarray, gap: int) -> list[np.ndarray]:
-    """Seeds (rows of A sentence, B sentence, ...) grouped until no group splits in A or B."""
-    done, todo = [], [seeds]
+    """Seeds (rows of A sentence, B sentence, ...) grouped until no group splits in A or B.
+
+    Groups are lists of seed numbers while they are cut: most are a handful of
+    seeds, for which Python lists are several times quicker than numpy calls.
+    """
+    sides = tuple((seeds[:, side].tolist(), seeds[:, side]) for side in (0, 1))
+    done, todo = [], [list(range(seeds.shape[0]))]
     while todo:
         group = todo.pop()
-        for side in (0, 1):
-            parts = _split(group, side, gap)
+        for at in sides:
+            parts = _split(group, at, gap)
             if len(parts) > 1:
                 todo.extend(parts)
                 break
         else:
             done.append(group)
-    return done
+    return [seeds[group] for group in done]
 
 
 #: When nothing is found, a summary is looked for: a short stretch of A whose
@@ -315,7 +338,11 @@ def _fragments(
                     )
                 )
             elif gap > 0 and cluster.shape[0] > 1:
-                extend(cluster, gap - 1)
+                # a smaller gap changes nothing until it is below the widest one left
+                # in the cluster: validating the same cluster again would fail again
+                widest = max(int(np.diff(np.sort(cluster[:, side])).max()) for side in (0, 1))
+                if widest > 0:
+                    extend(cluster, min(gap, widest) - 1)
 
     extend(seeds, max_gap)
     kept: list[Fragment] = []

@@ -39,6 +39,11 @@ SEED_BANDS = 4
 MIN_TERMS = 4
 
 _STEP = np.uint64(0x9E3779B97F4A7C15)
+with np.errstate(over="ignore"):
+    #: One seed per minimum: band b's row r uses seed (b * ROWS + r + 1) * _STEP.
+    _SEEDS = np.arange(1, BANDS * ROWS + 1, dtype=np.uint64) * _STEP
+#: Terms hashed at once (the table is _CHUNK_TERMS × BANDS × ROWS × 8 bytes).
+_CHUNK_TERMS = 16_384
 
 
 @dataclass(frozen=True)
@@ -73,15 +78,31 @@ def sentence_keys(sentences: Sentences, unit_starts: np.ndarray, salt: int) -> S
     keyed = sizes >= MIN_TERMS
     if not keyed.any():
         return SentenceKeys.empty()
-    bands = np.empty((first.shape[0], BANDS), dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for band in range(BANDS):
-            key = np.full(first.shape[0], np.uint64(band), dtype=np.uint64)
-            for row in range(ROWS):
-                seed = np.uint64(band * ROWS + row + 1) * _STEP
-                minima = np.minimum.reduceat(mix64(terms ^ seed), first)
-                key = mix64(key ^ minima, row)
-            bands[:, band] = mix64(key, salt)
-    sentence = owners[first[keyed]]
+    keep = np.repeat(keyed, sizes)
+    owners, terms = owners[keep], terms[keep]
+    first = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
+    bands = np.concatenate([_bands(terms, first, lo, hi, salt) for lo, hi in _chunks(first)])
+    sentence = owners[first]
     positions = np.searchsorted(unit_starts, sentences.starts[sentence], side="left")
-    return SentenceKeys(bands[keyed].ravel(), np.repeat(positions.astype(np.int64), BANDS))
+    return SentenceKeys(bands.ravel(), np.repeat(positions.astype(np.int64), BANDS))
+
+
+def _chunks(first: np.ndarray) -> list[tuple[int, int]]:
+    """Runs of whole sentences of about _CHUNK_TERMS terms, so that the
+    terms × minima table of a long document stays small."""
+    cuts = np.searchsorted(first, np.arange(0, int(first[-1]) + 1, _CHUNK_TERMS), side="right") - 1
+    cuts = np.unique(np.r_[cuts, first.shape[0]])
+    return list(zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True))
+
+
+def _bands(terms: np.ndarray, first: np.ndarray, lo: int, hi: int, salt: int) -> np.ndarray:
+    """The BANDS keys of sentences lo..hi-1 (``first`` indexes their terms)."""
+    start = int(first[lo])
+    end = int(first[hi]) if hi < first.shape[0] else terms.shape[0]
+    hashed = mix64(terms[start:end, None] ^ _SEEDS[None, :])  # every term under every seed
+    minima = np.minimum.reduceat(hashed, first[lo:hi] - start, axis=0)
+    minima = minima.reshape(hi - lo, BANDS, ROWS)
+    key = np.broadcast_to(np.arange(BANDS, dtype=np.uint64), (hi - lo, BANDS))
+    for row in range(ROWS):
+        key = mix64(key ^ minima[:, :, row], row)
+    return mix64(key, salt)

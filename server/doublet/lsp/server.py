@@ -188,8 +188,7 @@ class DoubletServer(LanguageServer):
     def _refresh_with_progress(self, report, rebuild: bool):
         assert self.project is not None
         if rebuild:
-            with self.project.lock:
-                self.project.index = type(self.project.index)()
+            self.project.reset_index()
         counted = _Counting(report)
         buffers = self.buffers()
         changes = self.project.refresh(counted, keep=set(buffers) & set(self.project.index.names()))
