@@ -1172,3 +1172,29 @@ def test_files_named_one_by_one_are_a_workspace_in_memory(tmp_path: Path) -> Non
     [pair] = workspace.pairs()
     assert (pair.a.name, pair.b.name) == ("answers/g1pB_taskc.txt", "answers/orig_taskc.txt")
     assert not (tmp_path / ".doublet").exists()  # nothing saved
+
+
+def test_a_scan_aligned_on_several_cores_equals_one_in_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Real worker processes read the files; the pairs and passages are the same."""
+    from doublet import parallel
+
+    root = tmp_path / "ws"
+    for path in sorted(CLOUGH.glob("*task[ab].txt")):
+        write(root, path.name, path.read_bytes())
+    write(root, "code/Grades.java", 'class A { void f() { print("Average grade: %.2f"); } }\n')
+    workspace, _ = refreshed(root)
+    alone = workspace.pairs()
+    monkeypatch.setattr(parallel, "PARALLEL_PAIRS", 1)
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    pools = []
+    start_pool = parallel.process_pool
+    monkeypatch.setattr(parallel, "process_pool", lambda n: pools.append(n) or start_pool(n))
+    spread = workspace.pairs(parallel=True)
+    assert pools == [2]
+    assert len(alone) > 20
+    assert signature(spread) == signature(alone)
+    assert [p.kind for r in spread for p in r.passages] == [
+        p.kind for r in alone for p in r.passages
+    ]

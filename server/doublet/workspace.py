@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from doublet import index_store
+from doublet import index_store, parallel
 from doublet.config import Config
 from doublet.config import load as load_config
 from doublet.discovery import Discovery
@@ -35,6 +35,7 @@ from doublet.engine.comparison import PairResult, passage_digest
 from doublet.engine.document import Document, DocumentKeys
 from doublet.engine.index import Index, Role
 from doublet.engine.modes import Mode
+from doublet.parallel import parallel_aligner
 from doublet.skipped import NotText, Skipped
 from doublet.sources import read_bytes, read_document
 
@@ -446,14 +447,23 @@ class Workspace:
             config.paraphrase,
         )
 
-    def pairs(self, progress: Progress | None = None) -> list[PairResult]:
+    def pairs(self, progress: Progress | None = None, parallel: bool = False) -> list[PairResult]:
         """Every pair of documents that shares passages, best first, as configured (and
         pairs of programs that resemble each other without one, engine/matching).
 
-        A pair whose every passage the user chose to ignore is left out.
+        A pair whose every passage the user chose to ignore is left out. ``parallel``
+        aligns big scans on every core; the worker processes read the files from
+        disk, so it is only for a workspace whose documents are all as on disk (not
+        an editor's, whose buffers the index may hold).
         """
         with self.lock:
-            results = matching.all_pairs(self.index, self.document, self.settings(), progress)
+            aligner = None
+            if parallel:
+                modes = {e.name: e.mode for e in self.index.entries()}
+                aligner = parallel_aligner(self.root, modes, self.document)
+            results = matching.all_pairs(
+                self.index, self.document, self.settings(), progress, aligner
+            )
             kept = [(r, self._unignored(r)) for r in results]
             return [shown for found, shown in kept if shown.passages or not found.passages]
 
@@ -515,45 +525,18 @@ def _prepare(job: tuple[Path, str, Mode]) -> _Prepared | NotText:
         return exc
 
 
-class _Sized:
-    """An iterator that knows its length, so a progress bar can show a total."""
-
-    def __init__(self, items: Iterable, length: int):
-        self.items = items
-        self.length = length
-
-    def __len__(self) -> int:
-        return self.length
-
-    def __iter__(self) -> Iterator:
-        return iter(self.items)
-
-
 def _prepare_all(jobs: list[tuple[Path, str, Mode]]) -> Iterable[_Prepared | NotText]:
     """Prepare files in order, on every core when there are many of them."""
-    workers = min(os.cpu_count() or 1, 8)
-    if len(jobs) < PARALLEL_FROM or workers < 2:
-        return _Sized(map(_prepare, jobs), len(jobs))
-    import multiprocessing
-    import threading
-    from concurrent.futures import ProcessPoolExecutor
-
-    # Forking copies every lock held by other threads (a language server's
-    # thread reading stdin, say) into the child, where nobody releases it; so
-    # fork only a process that has no other thread, else start workers afresh.
-    methods = multiprocessing.get_all_start_methods()
-    alone = threading.active_count() == 1
-    if alone and "fork" in methods:
-        method = "fork"
-    else:
-        method = "forkserver" if "forkserver" in methods else "spawn"
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+    count = parallel.workers()
+    if len(jobs) < PARALLEL_FROM or count < 2:
+        return parallel.Sized(map(_prepare, jobs), len(jobs))
+    pool = parallel.process_pool(count)
 
     def results() -> Iterator[_Prepared | NotText]:
         with pool:
-            yield from pool.map(_prepare, jobs, chunksize=max(1, len(jobs) // (8 * workers)))
+            yield from pool.map(_prepare, jobs, chunksize=max(1, len(jobs) // (8 * count)))
 
-    return _Sized(results(), len(jobs))
+    return parallel.Sized(results(), len(jobs))
 
 
 class DebouncedSave:

@@ -355,7 +355,7 @@ def run_scan(args: argparse.Namespace) -> int:
         raise UsageError(
             f"--matrix shows at most {MATRIX_LIMIT} documents; found {len(listing.names)}"
         )
-    results = workspace.pairs(_progress(show_progress, "comparing"))
+    results = workspace.pairs(_progress(show_progress, "comparing"), parallel=True)
     data = scan_data(listing, results, skipped)
     _write(data, args, texts_of(results, listing), started)
     return 0

@@ -34,11 +34,21 @@ class Settings:
     paraphrase: bool = True  # the paraphrase stage, for modes that have one
 
 
+#: Aligns candidates: (candidates, load, ignored keys, settings, progress) -> the pairs
+#: to report, in any order. ``align_candidates`` does it in this process; an adapter
+#: may hand the work to others (cli: several processes), with the same results.
+Aligner = Callable[
+    [list[Candidate], Callable[[str], Document], np.ndarray, Settings, Progress | None],
+    list[PairResult],
+]
+
+
 def all_pairs(
     index: Index,
     load: Callable[[str], Document],
     settings: Settings,
     progress: Progress | None = None,
+    aligner: Aligner | None = None,
 ) -> list[PairResult]:
     """Every pair of indexed documents with a passage and enough similarity, best first;
     and pairs of programs alike enough in what they say (LISTED_RESEMBLANCE) even
@@ -48,6 +58,19 @@ def all_pairs(
     candidates); ``progress`` wraps the loop over candidates (a progress bar).
     """
     candidates, ignored = all_candidates(index, settings.max_docs)
+    results = (aligner or align_candidates)(candidates, load, ignored, settings, progress)
+    results.sort(key=lambda r: (-r.resemblance.score, -r.longest, r.a.name, r.b.name))
+    return results
+
+
+def align_candidates(
+    candidates: list[Candidate],
+    load: Callable[[str], Document],
+    ignored: np.ndarray,
+    settings: Settings,
+    progress: Progress | None = None,
+) -> list[PairResult]:
+    """The candidates that share a passage (or, programs, resemble), aligned in order."""
     usable: dict[str, Fingerprints] = {}  # each document's fingerprints minus the ignored
 
     def fingerprints_of(document: Document) -> Fingerprints:
@@ -64,7 +87,6 @@ def all_pairs(
         result = _align(a, b, fingerprints, candidate, settings)
         if _reported(result, settings):
             results.append(result)
-    results.sort(key=lambda r: (-r.resemblance.score, -r.longest, r.a.name, r.b.name))
     return results
 
 

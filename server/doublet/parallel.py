@@ -1,0 +1,137 @@
+"""Work spread over the machine's cores: reading files, and aligning a scan's pairs.
+
+Both are many small independent jobs whose inputs are files on disk, so worker
+processes read the files themselves and send back only what the index or the
+report needs. Aligning: the engine aligns candidates one after the other
+(engine/matching ``align_candidates``); a scan of a big folder has tens of
+thousands of them, a few milliseconds each. ``parallel_aligner`` hands chunks
+of them to workers; the pairs come back as names, passages and counts, and only
+the documents of reported pairs are read again here. Results are the same as
+in one process: each pair is aligned the same way wherever it runs.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from doublet.engine.candidates import Candidate
+from doublet.engine.comparison import PairResult
+from doublet.engine.document import Document
+from doublet.engine.matching import Aligner, Progress, Settings, align_candidates
+from doublet.engine.modes import Mode
+from doublet.sources import read_bytes, read_document
+
+#: At most this many worker processes.
+MAX_WORKERS = 8
+#: Below this many candidate pairs, a scan aligns them in its own process.
+PARALLEL_PAIRS = 256
+#: Characters of text a worker keeps while aligning its chunk, with what is
+#: derived from it (sentences, fingerprints); units only for the last few
+#: documents, as the workspace does.
+_WORKER_CHARS = 16_000_000
+_WORKER_UNITS = 64
+
+
+def workers() -> int:
+    return min(os.cpu_count() or 1, MAX_WORKERS)
+
+
+def process_pool(count: int) -> ProcessPoolExecutor:
+    """A pool of ``count`` worker processes, started safely for this process.
+
+    Forking copies every lock held by other threads (a language server's
+    thread reading stdin, say) into the child, where nobody releases it; so
+    fork only a process that has no other thread, else start workers afresh.
+    """
+    methods = multiprocessing.get_all_start_methods()
+    if threading.active_count() == 1 and "fork" in methods:
+        method = "fork"
+    else:
+        method = "forkserver" if "forkserver" in methods else "spawn"
+    return ProcessPoolExecutor(count, mp_context=multiprocessing.get_context(method))
+
+
+class Sized:
+    """An iterable with a known length (for progress bars over generators)."""
+
+    def __init__(self, items: Iterable, length: int):
+        self.items = items
+        self.length = length
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __iter__(self) -> Iterator:
+        return iter(self.items)
+
+
+def parallel_aligner(
+    root: Path, modes: Mapping[str, Mode], document: Callable[[str], Document]
+) -> Aligner:
+    """An aligner for a folder's files (``modes``: each document's mode, by
+    root-relative name; ``document``: how this process reads a reported pair's)."""
+
+    def align(
+        candidates: list[Candidate],
+        load: Callable[[str], Document],
+        ignored: np.ndarray,
+        settings: Settings,
+        progress: Progress | None = None,
+    ) -> list[PairResult]:
+        count = workers()
+        if len(candidates) < PARALLEL_PAIRS or count < 2:
+            return align_candidates(candidates, load, ignored, settings, progress)
+        size = -(-len(candidates) // (2 * count))
+        chunks = [candidates[i : i + size] for i in range(0, len(candidates), size)]
+        jobs = [(root, _modes_of(chunk, modes), chunk, ignored, settings) for chunk in chunks]
+        results = []
+        with process_pool(count) as pool:
+            done = Sized(pool.map(_align_chunk, jobs), len(jobs))
+            for found in progress(done) if progress else done:
+                for a, b, *figures in found:
+                    results.append(PairResult(document(a), document(b), *figures))
+        return results
+
+    return align
+
+
+def _modes_of(chunk: list[Candidate], modes: Mapping[str, Mode]) -> dict[str, Mode]:
+    return {name: modes[name] for candidate in chunk for name in (candidate.a, candidate.b)}
+
+
+def _align_chunk(job: tuple) -> list[tuple]:
+    """Align a chunk of candidates in a worker, reading the files under ``root``."""
+    root, modes, chunk, ignored, settings = job
+    cache: OrderedDict[str, Document] = OrderedDict()
+    recent: OrderedDict[str, Document] = OrderedDict()
+    chars = 0
+
+    def load(rel: str) -> Document:
+        nonlocal chars
+        document = cache.get(rel)
+        if document is None:
+            path = root / rel
+            document = Document(rel, read_document(path, read_bytes(path, rel)), modes[rel])
+            cache[rel] = document
+            chars += len(document.text)
+            while chars > _WORKER_CHARS and len(cache) > 1:
+                chars -= len(cache.popitem(last=False)[1].text)
+        cache.move_to_end(rel)
+        recent[rel] = document
+        recent.move_to_end(rel)
+        while len(recent) > _WORKER_UNITS:
+            recent.popitem(last=False)[1].drop_units()
+        return document
+
+    return [
+        (r.a.name, r.b.name, r.passages, r.a_covered, r.b_covered, r.a_units, r.b_units)
+        for r in align_candidates(chunk, load, ignored, settings)
+    ]
