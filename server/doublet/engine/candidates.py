@@ -348,8 +348,10 @@ def candidates_of(
             evidence[int(doc[lo])] = [int(dense.sum()), 0, 0]
 
     sentence_keys = keys.sentence_keys
-    met = _Met.of(index, SENTENCES, sentence_keys.hashes, sentence_keys.positions)
-    [frequent] = met.too_common(index, (min(pairing, SENTENCE_PAIRING),))
+    limit = min(pairing, SENTENCE_PAIRING)
+    met, frequent = _Met.rare(
+        index, SENTENCES, sentence_keys.hashes, sentence_keys.positions, limit
+    )
     doc, at_query, at_doc = met.seeds(frequent, allowed)
     docs, seeds = _sentence_seeds([_sentence_pairs(doc, at_query, at_doc)])
     keyed = len(sentence_keys) // BANDS
@@ -408,6 +410,23 @@ class _Met:
         wanted, first, repeats = np.unique(keys, return_index=True, return_counts=True)
         which, doc, at = index.postings_of(kind, wanted)
         return _Met(wanted, first, repeats, positions, which, doc, at)
+
+    @staticmethod
+    def rare(
+        index: Index, kind: str, hashes: np.ndarray, positions: np.ndarray, limit: int
+    ) -> tuple[_Met, np.ndarray]:
+        """The postings of the text's keys that at most ``limit`` documents hold, and
+        the keys that are too common (more documents, or a template's)."""
+        keys = keys_of(hashes)
+        order = np.argsort(keys, kind="stable")
+        keys, positions = keys[order], positions[order]
+        wanted, first, repeats = np.unique(keys, return_index=True, return_counts=True)
+        which, doc, at, common = index.rare_postings_of(kind, wanted, limit)
+        templates = index.templates()
+        if templates.shape[0]:
+            common[which[np.isin(doc, templates)]] = True
+        met = _Met(wanted, first, repeats, positions, which, doc, at)
+        return met, wanted[common]
 
     def too_common(self, index: Index, limits: tuple[int, ...]) -> list[np.ndarray]:
         """For each limit, the keys in more indexed documents than it, or in a template."""

@@ -150,13 +150,25 @@ class _Table:
 
     def lookup(self, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Postings of sorted unique ``wanted`` keys: (which wanted key, global position)."""
+        which, at, _ = self.lookup_first(wanted, None)
+        return which, at
+
+    def lookup_first(
+        self, wanted: np.ndarray, cap: int | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Like ``lookup``, but at most the first ``cap`` postings of a key per segment;
+        and which keys had more (their postings are then not all there)."""
         which_parts, global_parts = [], []
+        cut = np.zeros(wanted.shape[0], dtype=bool)
         for segment in self.segments():
             if not len(segment):
                 continue
             lo = np.searchsorted(segment.keys, wanted, side="left")
             hi = np.searchsorted(segment.keys, wanted, side="right")
             count = hi - lo
+            if cap is not None:
+                cut |= count > cap
+                count = np.minimum(count, cap)
             total = int(count.sum())
             if not total:
                 continue
@@ -165,8 +177,8 @@ class _Table:
             global_parts.append(segment.positions[np.repeat(lo, count) + within])
         if not which_parts:
             nothing = np.zeros(0, dtype=np.int64)
-            return nothing, nothing
-        return np.concatenate(which_parts), np.concatenate(global_parts).astype(np.int64)
+            return nothing, nothing, cut
+        return np.concatenate(which_parts), np.concatenate(global_parts).astype(np.int64), cut
 
     def compact(self, keep: np.ndarray, shift: np.ndarray) -> None:
         """Keep the base postings of ``keep`` (merged first), moved by ``shift``."""
@@ -345,6 +357,41 @@ class Index:
             self._templates = np.array(ids, dtype=np.int64)
         return self._templates
 
+    def rare_postings_of(
+        self, kind: str, wanted: np.ndarray, limit: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The live postings of those sorted unique ``wanted`` keys that at most ``limit``
+        documents hold, as ``postings_of`` gives them but in no particular order; and a
+        mask of the keys more documents hold.
+
+        Exact, but cheap for common keys: a key's first postings are fetched, and only
+        if they do not already show more than ``limit`` documents is it fetched whole.
+        """
+        which, at, cut = self._tables[kind].lookup_first(wanted, limit + 1)
+        which, doc, at = self._live(which, at)
+        documents = _documents_per_key(which, doc, wanted.shape[0])
+        again = np.flatnonzero(cut & (documents <= limit))  # not shown yet: fetch whole
+        if again.shape[0]:
+            keep = ~np.isin(which, again)
+            more_which, more_at = self._tables[kind].lookup(wanted[again])
+            more_which, more_doc, more_at = self._live(more_which, more_at)
+            which = np.concatenate([which[keep], again[more_which]])
+            doc = np.concatenate([doc[keep], more_doc])
+            at = np.concatenate([at[keep], more_at])
+            documents[again] = _documents_per_key(more_which, more_doc, again.shape[0])
+        common = documents > limit
+        rare = ~common[which]
+        return which[rare], doc[rare], at[rare], common
+
+    def _live(self, which: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Postings at global positions as (which, doc id, position), dead ones left out."""
+        if not which.shape[0]:
+            return which, which, which
+        starts, alive = self._id_arrays()
+        doc = np.searchsorted(starts, at, side="right") - 1
+        live = alive[doc]
+        return which[live], doc[live], at[live] - starts[doc[live]]
+
     def postings_of(
         self, kind: str, wanted: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -353,13 +400,7 @@ class Index:
         They come in runs of one key, each run in document order, and a document's
         postings all sit in one segment: so equal (key, document) postings are
         neighbours."""
-        which, at = self._tables[kind].lookup(wanted)
-        if not which.shape[0]:
-            return which, which, which
-        starts, alive = self._id_arrays()
-        doc = np.searchsorted(starts, at, side="right") - 1
-        live = alive[doc]
-        return which[live], doc[live], at[live] - starts[doc[live]]
+        return self._live(*self._tables[kind].lookup(wanted))
 
     def live_postings(self, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """All live postings of a kind as (key, doc id, position), sorted by key, id, position."""
@@ -456,3 +497,12 @@ class Index:
             index._tables[kind].base = segment
         index._next_start = cursor
         return index
+
+
+def _documents_per_key(which: np.ndarray, doc: np.ndarray, keys: int) -> np.ndarray:
+    """How many documents hold each key, from postings in runs of one key whose
+    documents ascend (as lookups give them, one segment after the other: a
+    document's postings are all in one segment)."""
+    new_doc = np.ones(which.shape[0], dtype=bool)
+    new_doc[1:] = (which[1:] != which[:-1]) | (doc[1:] != doc[:-1])
+    return np.bincount(which[new_doc], minlength=keys)
