@@ -76,7 +76,6 @@ import argparse
 import datetime
 import hashlib
 import json
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -89,6 +88,7 @@ import numpy as np
 
 from bench.code_corpora import CodeTask, ir_plag_tasks, ljubovic_homework
 from bench.datasets import CACHE_DIR
+from bench.measure import git_commit
 from doublet.engine.candidates import all_candidates, boilerplate_limit
 from doublet.engine.comparison import PairResult, compare
 from doublet.engine.document import Document
@@ -1122,23 +1122,6 @@ def render_summary(outcomes: list[Outcome], fixed: dict[str, dict]) -> list[str]
             f"{ir['ap_scan_order']['mean']:.3f} | {lj['ap_scan_order']['mean']:.3f} | {aucs} |"
         )
     return lines
-
-
-def git_commit() -> str:
-    try:
-        head = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return head + (" (with uncommitted changes)" if dirty else "")
 
 
 def _json_outcome(o: Outcome, tasks: Tasks) -> dict:

@@ -8,6 +8,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -49,3 +50,23 @@ def run_measured(argv: list[str], timeout: float = 3600, cwd: str | None = None)
             err.read(),
             killed.is_set(),
         )
+
+
+def git_commit() -> str:
+    """The commit measured: HEAD, marked when tracked files differ from it (the
+    working tree is what runs)."""
+    repo = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + (" (with uncommitted changes)" if dirty else "")

@@ -66,6 +66,7 @@ import time
 from pathlib import Path
 
 from bench.datasets import CACHE_DIR, chunk_text, novel_files
+from bench.measure import git_commit
 from bench.scan_quality import Listing, measured_run
 
 REPO = Path(__file__).resolve().parent.parent
@@ -475,18 +476,6 @@ def load_average() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
-def git_commit() -> str | None:
-    """HEAD, with ``+changes`` when server/ differs from it (the working tree is measured)."""
-
-    def git(*args: str) -> str:
-        run = subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True)
-        return run.stdout.strip()
-
-    head = git("rev-parse", "HEAD")
-    changed = git("status", "--porcelain", "--", "server")
-    return f"{head}+changes" if head and changed else head or None
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", default=str(DEFAULT_BASELINE), help="baseline doublet")
@@ -508,7 +497,7 @@ def main() -> None:
     results: dict = {
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
         "commit": git_commit(),
-        "note": "current: the working tree of this commit (+changes: server/ edited)",
+        "note": "current: the working tree of this commit",
         "folder": {k: truth[k] for k in ("documents", "pieces", "novels", "megabytes", "seed")},
         "load_average_before": load_average(),
     }

@@ -103,6 +103,7 @@ from bench.datasets import (
     ir_plag,
     pan13,
 )
+from bench.measure import git_commit
 from bench.pan_measures import PanScores, evaluate_pair
 from bench.roc import roc_auc
 
@@ -1003,23 +1004,6 @@ def render_irplag(r: dict) -> str:
 
 
 # --- Main ------------------------------------------------------------------------------
-
-
-def git_commit() -> str:
-    try:
-        head = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return head + (" (with uncommitted changes)" if dirty else "")
 
 
 def _doublet_package() -> str:

@@ -8,9 +8,9 @@ those are aligned (engine/matching). Three kinds of evidence select a pair:
   of them within ``reach`` of each other in both (a passage's seeds cluster;
   common phrases of two texts on one topic do not);
 - *reworded text*: *sentence seeds*, a sentence of each that share at least
-  ``SEED_BANDS`` of their MinHash bands (engine/sentence_keys); a pair with a
-  single seed needs ``SINGLE_SEED_BANDS`` shared bands, and a band in more
-  than ``SENTENCE_PAIRING`` documents (two common words) seeds nothing;
+  ``SEED_BANDS`` of their MinHash bands (engine/sentence_keys), more of them
+  for long documents (``enough_sentence_seeds``); a band in more than
+  ``SENTENCE_PAIRING`` documents (two common words) seeds nothing;
 - *what a program says* (code only, in ``all_candidates``): at least
   ``LEXICON_SEEDS`` string and number literals that both programs use
   (engine/lexicon_keys), each in few documents.
@@ -46,7 +46,16 @@ import numpy as np
 
 from doublet.engine.document import DocumentKeys
 from doublet.engine.hashing import mix64
-from doublet.engine.index import FINGERPRINTS, LEXICON, SENTENCES, Entry, Index, Role, keys_of
+from doublet.engine.index import (
+    FINGERPRINTS,
+    LEXICON,
+    SENTENCES,
+    Entry,
+    Index,
+    Role,
+    documents_per_key,
+    keys_of,
+)
 from doublet.engine.lexicon_keys import LEXICON_SEEDS
 from doublet.engine.modes import Mode
 from doublet.engine.passages import clustered_groups, dense_seeds
@@ -68,11 +77,6 @@ MIN_PAIRING = 100
 #: On PAN 2013 in one folder, 100 and 30 find the same reuse (plagdet 0.883 and
 #: 0.882); on the 24,000 pieces of novels, 30 aligns a third as many pairs.
 SENTENCE_PAIRING = 30
-#: Bands the seed must share when a pair has only one sentence seed. 5 would
-#: halve the pairs aligned in a folder of short pieces of novels, but loses
-#: reworded passages on PAN 2013 (plagdet 0.882 -> 0.879); kept at the seed
-#: threshold until a cheaper test of a lone seed is found.
-SINGLE_SEED_BANDS = 4
 #: A pair needs one sentence seed for every this many pairs of keyed sentences it
 #: has: two long texts on one topic share a loosely alike pair of sentences by
 #: chance (two 20 KB pieces of one novel, 200 sentences each, need 4 seeds; two
@@ -302,18 +306,9 @@ def _sentence_seeds(
     starts = np.flatnonzero(np.r_[True, named[1:] != named[:-1]])
     bands = np.diff(np.r_[starts, named.shape[0]])
     del named
-    seeded = bands >= SEED_BANDS
-    groups = np.concatenate(groups_parts)[order[starts[seeded]]]
-    bands = bands[seeded]
-    order = np.argsort(groups, kind="stable")
-    groups, bands = groups[order], bands[order]
-    if groups.shape[0] == 0:
-        return groups, groups
-    first = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
-    seeds = np.diff(np.r_[first, groups.shape[0]])
-    strongest = np.maximum.reduceat(bands, first)
-    keep = (seeds >= 2) | (strongest >= SINGLE_SEED_BANDS)
-    return groups[first[keep]], seeds[keep]
+    seeded = order[starts[bands >= SEED_BANDS]]
+    groups = np.concatenate(groups_parts)[seeded]
+    return np.unique(groups, return_counts=True)
 
 
 def candidates_of(
@@ -390,6 +385,15 @@ class _Partners:
         return allowed[inverse.reshape(-1)]
 
 
+def _text_keys(hashes: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, ...]:
+    """A text's index keys: the distinct ones sorted, where each starts among all of
+    them sorted, how often each occurs, and the positions in that order."""
+    keys = keys_of(hashes)
+    order = np.argsort(keys, kind="stable")
+    wanted, first, repeats = np.unique(keys[order], return_index=True, return_counts=True)
+    return wanted, first, repeats, positions[order]
+
+
 @dataclass(frozen=True)
 class _Met:
     """A text's keys of one kind and their live postings in the index, looked up once."""
@@ -404,10 +408,7 @@ class _Met:
 
     @staticmethod
     def of(index: Index, kind: str, hashes: np.ndarray, positions: np.ndarray) -> _Met:
-        keys = keys_of(hashes)
-        order = np.argsort(keys, kind="stable")
-        keys, positions = keys[order], positions[order]
-        wanted, first, repeats = np.unique(keys, return_index=True, return_counts=True)
+        wanted, first, repeats, positions = _text_keys(hashes, positions)
         which, doc, at = index.postings_of(kind, wanted)
         return _Met(wanted, first, repeats, positions, which, doc, at)
 
@@ -417,10 +418,7 @@ class _Met:
     ) -> tuple[_Met, np.ndarray]:
         """The postings of the text's keys that at most ``limit`` documents hold, and
         the keys that are too common (more documents, or a template's)."""
-        keys = keys_of(hashes)
-        order = np.argsort(keys, kind="stable")
-        keys, positions = keys[order], positions[order]
-        wanted, first, repeats = np.unique(keys, return_index=True, return_counts=True)
+        wanted, first, repeats, positions = _text_keys(hashes, positions)
         which, doc, at, common = index.rare_postings_of(kind, wanted, limit)
         templates = index.templates()
         if templates.shape[0]:
@@ -431,11 +429,7 @@ class _Met:
     def too_common(self, index: Index, limits: tuple[int, ...]) -> list[np.ndarray]:
         """For each limit, the keys in more indexed documents than it, or in a template."""
         which, doc = self.which, self.doc
-        # postings come in runs of one key, each in document order (Index.postings_of):
-        # a posting of a new document is a change from the one before
-        new_doc = np.ones(which.shape[0], dtype=bool)
-        new_doc[1:] = (which[1:] != which[:-1]) | (doc[1:] != doc[:-1])
-        per_key = np.bincount(which[new_doc], minlength=self.wanted.shape[0])
+        per_key = documents_per_key(which, doc, self.wanted.shape[0])
         common = np.zeros(self.wanted.shape[0], dtype=bool)
         templates = index.templates()
         if templates.shape[0]:

@@ -369,7 +369,7 @@ class Index:
         """
         which, at, cut = self._tables[kind].lookup_first(wanted, limit + 1)
         which, doc, at = self._live(which, at)
-        documents = _documents_per_key(which, doc, wanted.shape[0])
+        documents = documents_per_key(which, doc, wanted.shape[0])
         again = np.flatnonzero(cut & (documents <= limit))  # not shown yet: fetch whole
         if again.shape[0]:
             keep = ~np.isin(which, again)
@@ -378,7 +378,7 @@ class Index:
             which = np.concatenate([which[keep], again[more_which]])
             doc = np.concatenate([doc[keep], more_doc])
             at = np.concatenate([at[keep], more_at])
-            documents[again] = _documents_per_key(more_which, more_doc, again.shape[0])
+            documents[again] = documents_per_key(more_which, more_doc, again.shape[0])
         common = documents > limit
         rare = ~common[which]
         return which[rare], doc[rare], at[rare], common
@@ -499,7 +499,7 @@ class Index:
         return index
 
 
-def _documents_per_key(which: np.ndarray, doc: np.ndarray, keys: int) -> np.ndarray:
+def documents_per_key(which: np.ndarray, doc: np.ndarray, keys: int) -> np.ndarray:
     """How many documents hold each key, from postings in runs of one key whose
     documents ascend (as lookups give them, one segment after the other: a
     document's postings are all in one segment)."""
