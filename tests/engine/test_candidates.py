@@ -12,12 +12,16 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from doublet.engine.candidates import MAX_REPEATS, all_candidates, candidates_of
+from doublet.engine.candidates import (
+    MAX_REPEATS,
+    all_candidates,
+    candidates_of,
+)
 from doublet.engine.document import Document, DocumentKeys
 from doublet.engine.fingerprints import Fingerprints
 from doublet.engine.index import Index, Role
 from doublet.engine.modes import MODES, Mode
-from doublet.engine.sentence_keys import SentenceKeys
+from doublet.engine.sentence_keys import BANDS, SEED_BANDS, SentenceKeys
 
 PROSE = MODES["prose"]
 
@@ -227,3 +231,49 @@ def test_documents_of_different_modes_are_never_candidates() -> None:
     index.add("b", Document("b", ORIGINAL, words).keys, words)
     index.add("c", Document("c", ORIGINAL, PROSE).keys, PROSE)
     assert [(c.a, c.b) for c in all_candidates(index, max_docs=10)[0]] == [("a", "c")]
+
+
+def keys_with_sentences(
+    fingerprints: list[Posting], sentences: list[list[int]], apart: int = 100
+) -> DocumentKeys:
+    """Keys of a document whose i-th keyed sentence (at position ``apart`` * i) has the
+    given band hashes (BANDS of them, top 32 bits)."""
+    plain = keys_of(fingerprints).fingerprints
+    hashes = np.array([h << 32 for bands in sentences for h in bands], dtype=np.uint64)
+    positions = np.repeat(np.arange(len(sentences), dtype=np.int64) * apart, BANDS)
+    units = max(apart * len(sentences), int(plain.positions.max(initial=0)) + 1)
+    return DocumentKeys(plain, SentenceKeys(hashes, positions), units)
+
+
+def sentence(own: int, shared_with: int) -> list[int]:
+    """BANDS band hashes of a sentence: SEED_BANDS of them named by ``shared_with``
+    (two sentences with the same one make a sentence seed), the rest by ``own``."""
+    return [shared_with * 1000 + b for b in range(SEED_BANDS)] + [
+        own * 1000 + b for b in range(SEED_BANDS, BANDS)
+    ]
+
+
+def test_one_sentence_seed_selects_a_pair_only_with_a_shared_fingerprint() -> None:
+    held_by_both = [(7, 5000)]  # one fingerprint: no dense cluster, but evidence
+    for shares_fingerprint in (False, True):
+        keys_a = keys_with_sentences(held_by_both if shares_fingerprint else [], [sentence(1, 9)])
+        index = Index()
+        index.add("a", keys_a, PROSE)
+        index.add("b", keys_with_sentences(held_by_both, [sentence(2, 9)]), PROSE)
+        expected = [("a", "b")] if shares_fingerprint else []
+        found, _ = all_candidates(index, max_docs=10)
+        assert [(c.a, c.b) for c in found] == expected
+        assert all(c.fingerprint_seeds == 0 and c.sentence_seeds == 1 for c in found)
+        asked, _ = candidates_of(index, "a", keys_a, PROSE, Role(), max_docs=10)
+        assert [(c.a, c.b) for c in asked] == expected
+
+
+def test_two_sentence_seeds_select_a_pair_without_a_shared_fingerprint() -> None:
+    keys_a = keys_with_sentences([], [sentence(1, 9), sentence(3, 8)])
+    index = Index()
+    index.add("a", keys_a, PROSE)
+    index.add("b", keys_with_sentences([], [sentence(2, 9), sentence(4, 8)]), PROSE)
+    found, _ = all_candidates(index, max_docs=10)
+    assert [(c.a, c.b, c.sentence_seeds) for c in found] == [("a", "b", 2)]
+    asked, _ = candidates_of(index, "a", keys_a, PROSE, Role(), max_docs=10)
+    assert [(c.a, c.b, c.sentence_seeds) for c in asked] == [("a", "b", 2)]

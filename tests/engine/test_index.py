@@ -11,16 +11,18 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from doublet.engine import index as index_module
 from doublet.engine.candidates import all_candidates, candidates_of
-from doublet.engine.document import Document
+from doublet.engine.document import Document, DocumentKeys
+from doublet.engine.fingerprints import Fingerprints
 from doublet.engine.index import FINGERPRINTS, KINDS, Index, Role
 from doublet.engine.matching import Settings, all_pairs
 from doublet.engine.modes import MODES
+from doublet.engine.sentence_keys import SentenceKeys
 
 PROSE = MODES["prose"].with_thresholds(min_length=40)
 CODE = MODES["code"]
@@ -162,8 +164,10 @@ class IndexMatchesRebuild(RuleBasedStateMachine):
 
 @pytest.fixture(autouse=True)
 def small_segments(monkeypatch):
-    """Merge and compact after a few documents, so that histories exercise both."""
+    """Merge (both levels) and compact after a few documents, so that histories
+    exercise them all."""
     monkeypatch.setattr(index_module, "MERGE_POSTINGS", 40)
+    monkeypatch.setattr(index_module, "MIDDLE_POSTINGS", 120)
     monkeypatch.setattr(index_module, "COMPACT_SHARE", 0.1)
 
 
@@ -274,3 +278,44 @@ def test_each_document_keeps_its_mode_through_export_and_restore():
     for kind in KINDS:
         for got, want in zip(restored.live_postings(kind), index.live_postings(kind), strict=True):
             assert got.tolist() == want.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 300), min_size=1, max_size=60),
+    st.lists(st.integers(0, 10**6), max_size=200),
+)
+def test_the_owner_of_a_position_is_the_document_that_holds_it(sizes, picks):
+    """The block table answers as a binary search over the documents' starts would,
+    documents of every size (empty ones too) side by side."""
+    starts = np.cumsum([0] + [s + 1 for s in sizes[:-1]]).astype(np.int64)
+    end = int(starts[-1]) + sizes[-1] + 1
+    at = np.array([p % end for p in picks], dtype=np.int64)
+    owners = index_module._Owners(starts, end)
+    assert owners.of(at).tolist() == (np.searchsorted(starts, at, side="right") - 1).tolist()
+
+
+def test_rare_postings_are_exact_when_keys_repeat_inside_few_documents():
+    """A key that one document holds many times is rare, and all its postings are
+    given; a key that many documents hold once is common, and none are."""
+    index = Index()
+    repeated, spread = np.uint64(7 << 32), np.uint64(9 << 32)
+
+    def keys(hashes: list[np.uint64]) -> DocumentKeys:
+        positions = np.arange(len(hashes), dtype=np.int64)
+        sentence_keys = SentenceKeys(np.array(hashes, dtype=np.uint64), positions)
+        empty = Fingerprints(np.zeros(0, np.uint64), np.zeros(0, np.int64), k=1)
+        return DocumentKeys(empty, sentence_keys, len(hashes))
+
+    index.add("many", keys([repeated] * 200 + [spread]), PROSE)
+    for i in range(40):
+        index.add(f"d{i:02d}", keys([spread]), PROSE)
+    index.remove("d03")  # a dead posting among the sampled ones
+    wanted = np.array([7, 9], dtype=np.uint32)
+    which, doc, at, common = index.rare_postings_of(index_module.SENTENCES, wanted, 30)
+    assert common.tolist() == [False, True]
+    assert set(which.tolist()) == {0} and sorted(at.tolist()) == list(range(200))
+    assert {index.entry_of(d).name for d in doc.tolist()} == {"many"}
+    which, doc, at, common = index.rare_postings_of(index_module.SENTENCES, wanted, 40)
+    assert common.tolist() == [False, False]  # 40 documents hold 9 (one of 41 removed)
+    assert (which == 1).sum() == 40

@@ -106,14 +106,36 @@ class _Segment:
         return _Segment((packed >> np.uint64(32)).astype(np.uint32), packed.astype(np.uint32))
 
 
+#: ... and the middle segment into the base past this many: merging into a base of
+#: millions of postings takes tens of milliseconds, so an editor pays it only once
+#: in a few hundred updates, not once in a dozen.
+MIDDLE_POSTINGS = 16 * MERGE_POSTINGS
+
+
+def _merged(older: _Segment, newer: _Segment) -> _Segment:
+    """Two sorted segments as one, keeping (key, position) order: ``newer``'s positions
+    are all larger (newer documents), so at equal keys they go after."""
+    if not len(newer):
+        return older
+    where = np.searchsorted(older.keys, newer.keys, side="right")
+    return _Segment(
+        np.insert(older.keys, where, newer.keys), np.insert(older.positions, where, newer.positions)
+    )
+
+
 class _Table:
-    """The postings of one kind of key: a sorted base and what was added since."""
+    """The postings of one kind of key: a sorted base, a middle segment of what was
+    added lately, and what was added since (a log-structured merge in three levels)."""
 
     def __init__(self) -> None:
         self.base = _Segment()
+        self._middle = _Segment()
         self._pending: list[_Segment] = []
         self._pending_postings = 0
         self._delta: _Segment | None = _Segment()  # pending, sorted; None when stale
+
+    def __len__(self) -> int:
+        return len(self.base) + len(self._middle) + self._pending_postings
 
     def add(self, keys: np.ndarray, positions: np.ndarray) -> None:
         self._pending.append(_Segment.sorted(keys, positions))
@@ -121,15 +143,13 @@ class _Table:
         self._delta = None
 
     def merge(self) -> None:
-        """Fold the pending segments into the base, keeping (key, position) order."""
-        delta = self._delta_segment()
-        if len(delta):
-            where = np.searchsorted(self.base.keys, delta.keys, side="right")
-            # equal keys: delta positions are newer, hence larger, so they go after
-            self.base = _Segment(
-                np.insert(self.base.keys, where, delta.keys),
-                np.insert(self.base.positions, where, delta.positions),
-            )
+        """Fold every segment into the base."""
+        self._merge_delta()
+        self.base = _merged(self.base, self._middle)
+        self._middle = _Segment()
+
+    def _merge_delta(self) -> None:
+        self._middle = _merged(self._middle, self._delta_segment())
         self._pending = []
         self._pending_postings = 0
         self._delta = _Segment()
@@ -143,21 +163,25 @@ class _Table:
         return self._delta
 
     def segments(self) -> list[_Segment]:
-        """The sorted segments to search; a delta grown large is merged first."""
+        """The sorted segments to search, oldest first; segments grown large are merged
+        first. A document's postings are all in one of them."""
         if self._pending_postings > MERGE_POSTINGS:
-            self.merge()
-        return [self.base, self._delta_segment()]
+            self._merge_delta()
+            if len(self._middle) > MIDDLE_POSTINGS:
+                self.merge()
+        return [self.base, self._middle, self._delta_segment()]
 
     def lookup(self, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Postings of sorted unique ``wanted`` keys: (which wanted key, global position)."""
-        which, at, _ = self.lookup_first(wanted, None)
+        which, at, _ = self.lookup_sample(wanted, None)
         return which, at
 
-    def lookup_first(
+    def lookup_sample(
         self, wanted: np.ndarray, cap: int | None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Like ``lookup``, but at most the first ``cap`` postings of a key per segment;
-        and which keys had more (their postings are then not all there)."""
+        """Like ``lookup``, but at most ``cap`` postings of a key per segment, spread
+        evenly over its run (which is in document order, so that they show as many
+        documents as they can); and which keys had more (not all there then)."""
         which_parts, global_parts = [], []
         cut = np.zeros(wanted.shape[0], dtype=bool)
         for segment in self.segments():
@@ -165,14 +189,17 @@ class _Table:
                 continue
             lo = np.searchsorted(segment.keys, wanted, side="left")
             hi = np.searchsorted(segment.keys, wanted, side="right")
-            count = hi - lo
+            run = hi - lo
+            count = run
             if cap is not None:
-                cut |= count > cap
-                count = np.minimum(count, cap)
+                cut |= run > cap
+                count = np.minimum(run, cap)
             total = int(count.sum())
             if not total:
                 continue
             within = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+            if cap is not None:  # the j-th of ``count`` picks: j * run // count
+                within = within * np.repeat(run, count) // np.repeat(count, count)
             which_parts.append(np.repeat(np.arange(wanted.shape[0]), count))
             global_parts.append(segment.positions[np.repeat(lo, count) + within])
         if not which_parts:
@@ -184,6 +211,36 @@ class _Table:
         """Keep the base postings of ``keep`` (merged first), moved by ``shift``."""
         positions = (self.base.positions[keep].astype(np.int64) + shift).astype(np.uint32)
         self.base = _Segment(self.base.keys[keep], positions)
+
+
+class _Owners:
+    """Which document holds a global position: a table of the document at the start of
+    each block of positions, then a step or two forward, instead of a binary search
+    per posting (the positions of a scan's postings number in the millions)."""
+
+    #: Steps forward before the positions left fall back to a binary search.
+    STEPS = 3
+
+    def __init__(self, starts: np.ndarray, end: int) -> None:
+        self._starts = starts
+        self._next = np.r_[starts[1:], np.iinfo(np.int64).max]  # where each document ends
+        blocks_wanted = max(1, end // (4 * max(1, starts.shape[0])))
+        self._shift = int(blocks_wanted).bit_length() - 1  # about 4 blocks per document
+        first = np.arange((end >> self._shift) + 1, dtype=np.int64) << self._shift
+        self._table = np.searchsorted(starts, first, side="right") - 1
+
+    def of(self, at: np.ndarray) -> np.ndarray:
+        """The document id (an index into ``starts``) of each position in ``at``."""
+        at = at.astype(np.int64, copy=False)
+        doc = self._table[at >> self._shift]
+        for _ in range(self.STEPS):
+            beyond = at >= self._next[doc]
+            if not beyond.any():
+                return doc
+            doc = doc + beyond
+        rest = np.flatnonzero(at >= self._next[doc])
+        doc[rest] = np.searchsorted(self._starts, at[rest], side="right") - 1
+        return doc
 
 
 class Index:
@@ -198,6 +255,7 @@ class Index:
         self._tables = {kind: _Table() for kind in KINDS}
         self._dead_postings = 0
         self._arrays: tuple[np.ndarray, np.ndarray] | None = None  # starts, alive as arrays
+        self._owners: _Owners | None = None  # made with _arrays
         self._templates: np.ndarray | None = None  # ids of live templates
         #: Counts changes, so that a holder can tell whether anything changed since.
         self.generation = 0
@@ -277,8 +335,8 @@ class Index:
         self._dead_postings += sum(entry.postings.values())
         self._arrays = None
         self._templates = None
-        base = sum(len(t.base) for t in self._tables.values())
-        if self._dead_postings > COMPACT_SHARE * max(base, MERGE_POSTINGS):
+        held = sum(len(t) for t in self._tables.values())
+        if self._dead_postings > COMPACT_SHARE * max(held, MERGE_POSTINGS):
             self._compact()
 
     def rename(self, old: str, new: str) -> None:
@@ -327,7 +385,7 @@ class Index:
             cursor += entry.units + 1
         for table in self._tables.values():
             table.merge()
-            owner = np.searchsorted(starts, table.base.positions, side="right") - 1
+            owner = self._owner_of(table.base.positions)
             keep = alive[owner]
             table.compact(keep, (new_start - starts)[owner[keep]])
         self._entries = entries
@@ -345,7 +403,15 @@ class Index:
                 np.array(self._starts, dtype=np.int64),
                 np.array(self._alive, dtype=bool),
             )
+            self._owners = None
         return self._arrays
+
+    def _owner_of(self, at: np.ndarray) -> np.ndarray:
+        """The document id holding each global position in ``at``."""
+        starts, _ = self._id_arrays()
+        if self._owners is None:
+            self._owners = _Owners(starts, self._next_start)
+        return self._owners.of(at)
 
     # --- queries --------------------------------------------------------------------
 
@@ -364,10 +430,11 @@ class Index:
         documents hold, as ``postings_of`` gives them but in no particular order; and a
         mask of the keys more documents hold.
 
-        Exact, but cheap for common keys: a key's first postings are fetched, and only
-        if they do not already show more than ``limit`` documents is it fetched whole.
+        Exact, but cheap for common keys: ``limit + 1`` postings of a key are fetched,
+        spread over its run, and only if they do not already show more than ``limit``
+        documents is it fetched whole.
         """
-        which, at, cut = self._tables[kind].lookup_first(wanted, limit + 1)
+        which, at, cut = self._tables[kind].lookup_sample(wanted, limit + 1)
         which, doc, at = self._live(which, at)
         documents = documents_per_key(which, doc, wanted.shape[0])
         again = np.flatnonzero(cut & (documents <= limit))  # not shown yet: fetch whole
@@ -388,7 +455,7 @@ class Index:
         if not which.shape[0]:
             return which, which, which
         starts, alive = self._id_arrays()
-        doc = np.searchsorted(starts, at, side="right") - 1
+        doc = self._owner_of(at)
         live = alive[doc]
         return which[live], doc[live], at[live] - starts[doc[live]]
 
@@ -408,7 +475,7 @@ class Index:
         table.merge()
         keys, at = table.base.keys, table.base.positions.astype(np.int64)
         starts, alive = self._id_arrays()
-        doc = np.searchsorted(starts, at, side="right") - 1
+        doc = self._owner_of(at)
         live = alive[doc]
         return keys[live], doc[live], at[live] - starts[doc[live]]
 
