@@ -20,6 +20,7 @@ from doublet.engine.candidates import (
 from doublet.engine.document import Document, DocumentKeys
 from doublet.engine.fingerprints import Fingerprints
 from doublet.engine.index import Index, Role
+from doublet.engine.matching import Settings, all_pairs
 from doublet.engine.modes import MODES, Mode
 from doublet.engine.sentence_keys import BANDS, SEED_BANDS, SentenceKeys
 
@@ -66,7 +67,8 @@ def reference_candidates(
     occurrences in A and B is a shared fingerprint; a pair is a candidate if, in
     A and in B alike, some run of its shared fingerprints' positions, no two
     consecutive ones more than ``reach`` apart, holds ``min_seeds`` distinct
-    positions.
+    positions. Two documents with the same postings (all keys counted) are a
+    candidate too, unless more than ``max_docs`` documents have them.
     """
     where: dict[int, list[tuple[int, int]]] = {}
     for doc, postings in enumerate(documents):
@@ -97,6 +99,10 @@ def reference_candidates(
         ]
         if dense([a for a, _ in seeds]) and dense([b for _, b in seeds]):
             result[(i, j)] = len(seeds)
+        elif documents[i] and sorted(documents[i]) == sorted(documents[j]):
+            same = sum(sorted(d) == sorted(documents[i]) for d in documents)
+            if same <= max_docs:
+                result[(i, j)] = 0
     return result
 
 
@@ -277,3 +283,53 @@ def test_two_sentence_seeds_select_a_pair_without_a_shared_fingerprint() -> None
     assert [(c.a, c.b, c.sentence_seeds) for c in found] == [("a", "b", 2)]
     asked, _ = candidates_of(index, "a", keys_a, PROSE, Role(), max_docs=10)
     assert [(c.a, c.b, c.sentence_seeds) for c in asked] == [("a", "b", 2)]
+
+
+SKELETON = (
+    "Write a program that reads the marks of a class from a file, prints the mean and "
+    "the median, and lists every student whose mark is below the pass mark of forty. "
+    "Hand in one file, named after you, before the end of the week. "
+)
+TAILS = [
+    "Copper kettles hung above the stove in the narrow kitchen of the inn.",
+    "A migrating flock of geese crossed the valley in a long uneven line.",
+    "The committee postponed its decision until the spring meeting.",
+    "Rain had washed the chalk drawings off the pavement overnight.",
+    "She kept a ledger of every seed she planted and every one that failed.",
+    "The old bridge was closed to carts after the flood cracked its pillars.",
+    "Students argued about the meaning of the final chapter for an hour.",
+    "Fresh bread cooled on the windowsill while the children waited outside.",
+    "The telescope revealed four moons circling the bright planet.",
+]
+
+
+def skeleton_folder(template: bool) -> tuple[Index, dict[str, Document]]:
+    """Two documents that are the skeleton alone, nine the skeleton and a line of their
+    own (so the skeleton is boilerplate at max_docs=10), and maybe the skeleton as a
+    template."""
+    texts = {"same-1": SKELETON, "same-2": SKELETON}
+    texts |= {f"own-{i}": SKELETON + tail for i, tail in enumerate(TAILS)}
+    if template:
+        texts["task"] = SKELETON
+    documents = {name: Document(name, text, PROSE) for name, text in texts.items()}
+    index = Index()
+    for name, document in documents.items():
+        index.add(name, document.keys, PROSE, Role(template=name == "task"))
+    return index, documents
+
+
+def test_two_documents_of_the_same_text_are_aligned_whole_though_it_is_boilerplate() -> None:
+    index, documents = skeleton_folder(template=False)
+    found, ignored = all_candidates(index, max_docs=10)
+    assert ignored.shape[0] > 0  # the skeleton's keys are boilerplate ...
+    same = [c for c in found if c.identical]
+    assert [(c.a, c.b) for c in same] == [("same-1", "same-2")]
+    results = all_pairs(index, documents.__getitem__, Settings(max_docs=10))
+    assert [(r.a.name, r.b.name) for r in results] == [("same-1", "same-2")]  # ... not there
+    assert results[0].similarity == 1.0
+
+
+def test_a_text_that_a_template_is_selects_no_pair_however_many_hand_it_in() -> None:
+    index, documents = skeleton_folder(template=True)
+    assert not any(c.identical for c in all_candidates(index, max_docs=10)[0])
+    assert all_pairs(index, documents.__getitem__, Settings(max_docs=10)) == []

@@ -14,7 +14,14 @@ those are aligned (engine/matching). Three kinds of evidence select a pair:
   documents (two common words) seeds nothing;
 - *what a program says* (code only, in ``all_candidates``): at least
   ``LEXICON_SEEDS`` string and number literals that both programs use
-  (engine/lexicon_keys), each in few documents.
+  (engine/lexicon_keys), each in few documents;
+- *the same text* (in ``all_candidates``): two documents whose fingerprints
+  are the same throughout — one text, once normalised. Such a pair is aligned
+  with every key, boilerplate included: a short program that is nothing but
+  what every program of the folder says (a class, a main method, five print
+  statements) is still copied whole when two students hand in the same one.
+  A text that more documents are than the pairing limit, or that a template
+  is, was given to everyone, and selects nothing.
 
 Two limits on how many documents hold a key:
 
@@ -131,6 +138,7 @@ class Candidate:
     fingerprint_seeds: int  # shared fingerprints in dense clusters (0: none)
     sentence_seeds: int  # pairs of sentences alike enough to seed the paraphrase stage
     lexicon_seeds: int = 0  # rare literals both programs use (code only)
+    identical: bool = False  # the same text throughout: aligned with every key
 
 
 @dataclass(frozen=True)
@@ -203,16 +211,20 @@ def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.nda
     modes = {e.mode for e in entries.values()}
     reach = max(m.alignment.reach for m in modes)
     min_seeds = max(1, min(m.min_seeds for m in modes))
-    evidence: dict[tuple[int, int], list[int]] = {}  # fingerprint, sentence, lexicon seeds
+    # fingerprint, sentence and lexicon seeds, and whether the text is the same
+    evidence: dict[tuple[int, int], list[int]] = {}
 
     n = index.id_count()
     copied = _Postings.of(*index.live_postings(FINGERPRINTS))
     ignored = _ignored(copied, templates, max_docs)
+    identical = _identical_pairs(copied, n, templates, pairing)
     copied = copied.without_keys(_ignored(copied, templates, pairing))
     dense, sharing = _dense_pairs(copied, n, reach, min_seeds)
     for p, count in dense:
-        evidence[divmod(p, n)] = [count, 0, 0]
+        evidence[divmod(p, n)] = [count, 0, 0, 0]
     del copied
+    for p in identical.tolist():
+        evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[3] = 1
     reworded = _Postings.of(*index.live_postings(SENTENCES))
     limit = min(pairing, SENTENCE_PAIRING)
     reworded = reworded.without_keys(_ignored(reworded, templates, limit))
@@ -226,13 +238,13 @@ def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.nda
         if (x, y) in evidence:
             evidence[x, y][1] = count
         elif enough_sentence_seeds(count, _keyed(entries[x]), _keyed(entries[y]), share):
-            evidence[x, y] = [0, count, 0]
+            evidence[x, y] = [0, count, 0, 0]
     del reworded, sharing
     said = _Postings.of(*index.live_postings(LEXICON))
     said = said.without_keys(_ignored(said, templates, pairing))
     for p, count in _shared_keys(said, n):
         if count >= LEXICON_SEEDS:
-            evidence.setdefault(divmod(p, n), [0, 0, 0])[2] = count
+            evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[2] = count
 
     found = []
     for (x, y), seeds in evidence.items():
@@ -241,9 +253,41 @@ def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.nda
             continue
         if ea.name > eb.name:
             ea, eb = eb, ea
-        found.append(Candidate(ea.name, eb.name, *seeds))
+        fingerprint, sentence, lexicon, same = seeds
+        found.append(Candidate(ea.name, eb.name, fingerprint, sentence, lexicon, bool(same)))
     found.sort(key=lambda c: (c.a, c.b))
     return found, ignored
+
+
+def _identical_pairs(postings: _Postings, n: int, templates: np.ndarray, limit: int) -> np.ndarray:
+    """Pairs (as a * n + b, a < b) of documents with the same fingerprints at the same
+    positions, but not of a text that more than ``limit`` documents are, or that a
+    template is."""
+    with np.errstate(over="ignore"):
+        named = mix64(
+            (postings.keys.astype(np.uint64) << np.uint64(32))
+            | postings.positions.astype(np.uint64),
+            2,
+        )
+    summed = np.zeros(n, dtype=np.uint64)
+    np.add.at(summed, postings.docs, named)  # the same multiset, the same sum
+    held = np.bincount(postings.docs, minlength=n).astype(np.uint64)
+    docs = np.flatnonzero(held > 0)
+    if docs.shape[0] < 2:
+        return np.zeros(0, np.int64)
+    digest = mix64(summed[docs] ^ mix64(held[docs], 3))
+    order = np.lexsort((docs, digest))
+    digest, docs = digest[order], docs[order]
+    starts = np.flatnonzero(np.r_[True, digest[1:] != digest[:-1]])
+    sizes = np.diff(np.r_[starts, digest.shape[0]])
+    given = np.isin(digest[starts], digest[np.isin(docs, templates)])
+    chosen = (sizes >= 2) & (sizes <= limit) & ~given
+    parts = [np.zeros(0, np.int64)]
+    for start, size in zip(starts[chosen].tolist(), sizes[chosen].tolist(), strict=True):
+        group = docs[start : start + size].astype(np.int64)  # ascending
+        left, right = np.triu_indices(size, 1)
+        parts.append(group[left] * n + group[right])
+    return np.concatenate(parts)
 
 
 def _shared_keys(postings: _Postings, n: int) -> Iterator[tuple[int, int]]:

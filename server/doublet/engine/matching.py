@@ -81,8 +81,8 @@ def align_candidates(
     results = []
     for candidate in progress(candidates) if progress else candidates:
         a, b = load(candidate.a), load(candidate.b)
-        fingerprints = None
-        if candidate.fingerprint_seeds or ignored.shape[0]:
+        fingerprints = None  # the documents' own: all of them, or none when not needed
+        if not candidate.identical and (candidate.fingerprint_seeds or ignored.shape[0]):
             fingerprints = (fingerprints_of(a), fingerprints_of(b))
         result = _align(a, b, fingerprints, candidate, settings)
         if _reported(result, settings):
@@ -128,14 +128,15 @@ def _align(
     """``compare`` for a candidate, spared what its evidence rules out: without a dense
     cluster of shared fingerprints no copied passage can be found (engine/candidates
     applies the density test that alignment starts with), so fingerprints are not
-    aligned — nor even computed when no key is ignored (``fingerprints`` None); the
+    aligned — nor even computed when no key is ignored (``fingerprints`` None); two
+    documents of the same text are aligned with all their fingerprints. The
     paraphrase stage runs as the mode says, unless it is turned off."""
     return compare(
         a,
         b,
         fingerprints=fingerprints,
         paraphrase=None if settings.paraphrase else False,
-        copied=candidate.fingerprint_seeds > 0,
+        copied=candidate.fingerprint_seeds > 0 or candidate.identical,
     )
 
 
