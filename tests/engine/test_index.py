@@ -319,3 +319,10 @@ def test_rare_postings_are_exact_when_keys_repeat_inside_few_documents():
     which, doc, at, common = index.rare_postings_of(index_module.SENTENCES, wanted, 40)
     assert common.tolist() == [False, False]  # 40 documents hold 9 (one of 41 removed)
     assert (which == 1).sum() == 40
+
+
+def test_renaming_a_document_to_its_own_name_changes_nothing():
+    index = Index()
+    index.add("a.txt", document("a.txt", text_of([0, 1])).keys, PROSE)
+    index.rename("a.txt", "a.txt")
+    assert index.names() == ["a.txt"]

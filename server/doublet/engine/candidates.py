@@ -15,13 +15,17 @@ those are aligned (engine/matching). Three kinds of evidence select a pair:
 - *what a program says* (code only, in ``all_candidates``): at least
   ``LEXICON_SEEDS`` string and number literals that both programs use
   (engine/lexicon_keys), each in few documents;
-- *the same text* (in ``all_candidates``): two documents whose fingerprints
-  are the same throughout — one text, once normalised. Such a pair is aligned
+- *the same text* (in ``all_candidates``): two documents made of the same
+  fingerprints (the same set of keys) — one text, once normalised, give or
+  take a token that moves no fingerprint. Such a pair is aligned
   with every key, boilerplate included: a short program that is nothing but
   what every program of the folder says (a class, a main method, five print
   statements) is still copied whole when two students hand in the same one.
-  A text that more documents are than the pairing limit, or that a template
-  is, was given to everyone, and selects nothing.
+  A text that more documents are than the pairing limit was given to
+  everyone, and selects nothing; nor does a document holding any of a
+  template's text (templates are subtracted; the other rules apply to it).
+  Only a scan asks this: an editor's question is which passages of its text
+  are not what everyone writes.
 
 Two limits on how many documents hold a key:
 
@@ -260,18 +264,24 @@ def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.nda
 
 
 def _identical_pairs(postings: _Postings, n: int, templates: np.ndarray, limit: int) -> np.ndarray:
-    """Pairs (as a * n + b, a < b) of documents with the same fingerprints at the same
-    positions, but not of a text that more than ``limit`` documents are, or that a
-    template is."""
-    with np.errstate(over="ignore"):
-        named = mix64(
-            (postings.keys.astype(np.uint64) << np.uint64(32))
-            | postings.positions.astype(np.uint64),
-            2,
-        )
+    """Pairs (as a * n + b, a < b) of documents made of the same fingerprints (the same
+    set of keys, wherever they are), but not of a text that more than ``limit``
+    documents are, nor of documents holding a key of a template."""
+    keys, owners = postings.keys, postings.docs
+    if keys.shape[0] == 0:
+        return np.zeros(0, np.int64)
+    if templates.shape[0]:
+        given = np.unique(keys[np.isin(owners, templates)])
+        holding = np.unique(owners[np.isin(keys, given)])
+        keep = ~np.isin(owners, holding)
+        keys, owners = keys[keep], owners[keep]
+        if keys.shape[0] == 0:
+            return np.zeros(0, np.int64)
+    first = np.r_[True, (keys[1:] != keys[:-1]) | (owners[1:] != owners[:-1])]
+    keys, owners = keys[first], owners[first]  # each key once per document
     summed = np.zeros(n, dtype=np.uint64)
-    np.add.at(summed, postings.docs, named)  # the same multiset, the same sum
-    held = np.bincount(postings.docs, minlength=n).astype(np.uint64)
+    np.add.at(summed, owners, mix64(keys.astype(np.uint64), 2))  # the same set, the same sum
+    held = np.bincount(owners, minlength=n).astype(np.uint64)
     docs = np.flatnonzero(held > 0)
     if docs.shape[0] < 2:
         return np.zeros(0, np.int64)
@@ -280,8 +290,7 @@ def _identical_pairs(postings: _Postings, n: int, templates: np.ndarray, limit: 
     digest, docs = digest[order], docs[order]
     starts = np.flatnonzero(np.r_[True, digest[1:] != digest[:-1]])
     sizes = np.diff(np.r_[starts, digest.shape[0]])
-    given = np.isin(digest[starts], digest[np.isin(docs, templates)])
-    chosen = (sizes >= 2) & (sizes <= limit) & ~given
+    chosen = (sizes >= 2) & (sizes <= limit)
     parts = [np.zeros(0, np.int64)]
     for start, size in zip(starts[chosen].tolist(), sizes[chosen].tolist(), strict=True):
         group = docs[start : start + size].astype(np.int64)  # ascending

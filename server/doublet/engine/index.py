@@ -9,12 +9,13 @@ whatever happens to a document happens to all its keys at once.
 Postings live in numpy arrays, never in dicts of lists. Each posting is 8
 bytes: a 32-bit key (the top half of a 64-bit hash) and a 32-bit *global*
 position (a document's units occupy a range of the global position space, so
-the document is found by binary search over range starts). That keeps the
-index smaller than the text it indexes.
+the document is found from where its range starts: ``_Owners``). That keeps
+the index small beside the text it indexes.
 
 Changes go to a small *delta* segment; removals mark documents dead. The delta
-is merged into the sorted *base* segment once it grows, and dead postings are
-dropped once they are a quarter of the base, so one edit costs milliseconds
+is merged into a *middle* segment once it grows, and that into the sorted
+*base* only once it holds a million postings; dead postings are dropped once
+they are a quarter of all the postings held. So one edit costs milliseconds
 while the index stays compact. Whatever the history of edits, every query
 answers as an index built from scratch from the same documents would: the
 answers depend only on the live postings, never on how they are stored.
@@ -34,9 +35,9 @@ import numpy as np
 from doublet.engine.document import DocumentKeys
 from doublet.engine.modes import Mode
 
-#: The delta segment of a table is merged into its base past this many postings.
+#: The delta segment of a table is merged into its middle segment past this many postings.
 MERGE_POSTINGS = 65536
-#: Dead postings are dropped once they are this share of the base.
+#: Dead postings are dropped once they are this share of the postings held.
 COMPACT_SHARE = 0.25
 _POSITION_LIMIT = 2**32 - 1
 
@@ -341,6 +342,8 @@ class Index:
 
     def rename(self, old: str, new: str) -> None:
         """Move a document to a new name (a file moved on disk); its postings stay."""
+        if old == new:
+            return
         self.generation += 1
         if new in self._by_name:
             self.remove(new)

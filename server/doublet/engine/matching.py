@@ -6,7 +6,8 @@ the editor), and one given pair (``doublet compare``: a folder of two). The
 index selects candidates (engine/candidates); each is aligned by
 ``compare`` (engine/comparison) with boilerplate and template text left out,
 and the paraphrase stage run on the whole of both documents. So a pair gets the
-same passages whichever question found it.
+same passages whichever question found it — but for two documents of the same
+text, which only a scan aligns whole, boilerplate included (engine/candidates).
 """
 
 from __future__ import annotations

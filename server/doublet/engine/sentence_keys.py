@@ -8,8 +8,8 @@ kept, and each band of ``ROWS`` such minima is hashed into one key. Two
 sentences whose term sets have Jaccard similarity J share a band with
 probability J^ROWS, so the number of bands they share estimates how alike they
 are: ``SEED_BANDS`` shared bands make a *sentence seed*, and a pair of
-documents with a sentence seed is worth comparing sentence by sentence
-(engine/paraphrase).
+documents with enough sentence seeds (engine/candidates) is worth comparing
+sentence by sentence (engine/paraphrase).
 
 A key sits at the unit position where its sentence starts, as a fingerprint
 sits where its k-gram starts, so the index stores, updates and removes both
