@@ -2,7 +2,7 @@
 
 Aligning a pair costs milliseconds; a folder of thousands of documents has
 millions of pairs. So pairs are first selected from the index's keys, and only
-those are aligned (engine/matching). Three kinds of evidence select a pair:
+those are aligned (engine/matching). Four kinds of evidence select a pair:
 
 - *copied text*: fingerprints shared by both documents, at least ``min_seeds``
   of them within ``reach`` of each other in both (a passage's seeds cluster;
