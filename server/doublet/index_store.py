@@ -44,8 +44,43 @@ def index_path(root: Path) -> Path:
     return root / FOLDER / FILE
 
 
-def _array_bytes(array: np.ndarray) -> bytes:
-    return np.ascontiguousarray(array, dtype="<u4").tobytes()
+class _HashingWriter:
+    """A file that hashes what is written to it (the payload's checksum, on the fly)."""
+
+    def __init__(self, out):
+        self.out = out
+        self.digest = hashlib.blake2b(digest_size=_DIGEST)
+
+    def write(self, data) -> None:
+        self.digest.update(data)
+        self.out.write(data)
+
+
+def _bin_header(size: int) -> bytes:
+    """msgpack's header of a byte string of ``size`` bytes (its shortest form)."""
+    if size < 1 << 8:
+        return b"\xc4" + size.to_bytes(1, "big")
+    if size < 1 << 16:
+        return b"\xc5" + size.to_bytes(2, "big")
+    return b"\xc6" + size.to_bytes(4, "big")
+
+
+def _write_payload(out: _HashingWriter, data: dict) -> None:
+    """The msgpack of ``{"version": VERSION, **data}``, written piece by piece: the
+    arrays go from memory to the file without being copied into one big buffer."""
+    packer = msgpack.Packer(use_bin_type=True)
+    out.write(packer.pack_map_header(1 + len(data)))
+    out.write(packer.pack("version") + packer.pack(VERSION))
+    for key, value in data.items():
+        out.write(packer.pack(key))
+        if key not in KINDS:
+            out.write(packer.pack(value))
+            continue
+        out.write(packer.pack_map_header(len(value)))
+        for part, array in value.items():
+            raw = np.ascontiguousarray(array, dtype="<u4")
+            out.write(packer.pack(part) + _bin_header(raw.nbytes))
+            out.write(memoryview(raw).cast("B"))
 
 
 def save(index: Index, root: Path) -> Path:
@@ -58,20 +93,16 @@ def save(index: Index, root: Path) -> Path:
     data = index.export()
     for row in data["entries"]:  # names as bytes: file names need not be valid UTF-8
         row[0] = row[0].encode("utf-8", "surrogateescape")
-    for kind in KINDS:
-        data[kind] = {part: _array_bytes(array) for part, array in data[kind].items()}
-    payload = msgpack.packb({"version": VERSION, **data}, use_bin_type=True)
-    header = (
-        MAGIC
-        + VERSION.to_bytes(4, "little")
-        + hashlib.blake2b(payload, digest_size=_DIGEST).digest()
-    )
+    start = MAGIC + VERSION.to_bytes(4, "little")
     target = folder / FILE
     handle, temporary = tempfile.mkstemp(prefix=FILE + ".", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(header)
-            out.write(payload)
+            out.write(start + bytes(_DIGEST))  # the checksum, once the payload is written
+            payload = _HashingWriter(out)
+            _write_payload(payload, data)
+            out.seek(len(start))
+            out.write(payload.digest.digest())
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, target)
@@ -104,11 +135,12 @@ def load(root: Path) -> Index:
     version = int.from_bytes(raw[len(MAGIC) : len(MAGIC) + 4], "little")
     if version != VERSION:
         raise IndexFileError(path, f"written by another version of Doublet (format {version})")
-    payload = raw[header:]
+    payload = memoryview(raw)[header:]  # not a copy: a scan's index is tens of MB
     if hashlib.blake2b(payload, digest_size=_DIGEST).digest() != raw[len(MAGIC) + 4 : header]:
         raise IndexFileError(path, "corrupt or truncated (checksum mismatch)")
     try:
         data = msgpack.unpackb(payload, raw=False, strict_map_key=False)
+        del payload, raw  # the arrays are copies: the file's bytes can go
         for row in data["entries"]:
             row[0] = row[0].decode("utf-8", "surrogateescape")
         for kind in KINDS:

@@ -6,7 +6,15 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from doublet.engine.sentences import MIN_TERMS, split, stem, term_id, terms, word_terms
+from doublet.engine.sentences import (
+    MIN_TERMS,
+    _WordTerms,
+    split,
+    stem,
+    term_id,
+    terms,
+    word_terms,
+)
 
 
 def test_inflections_share_a_term_and_stop_words_have_none() -> None:
@@ -116,3 +124,48 @@ def test_sentences_are_ordered_disjoint_and_own_every_content_word(text: str) ->
     # every sentence but the last has enough content words to be compared
     counts = np.bincount(owners, minlength=len(sentences))
     assert np.all(counts[:-1] >= MIN_TERMS)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.integers(1, 400), min_size=1, max_size=40, unique=True),
+        min_size=1,
+        max_size=25,
+    )
+)
+def test_the_word_table_answers_what_it_learned_through_every_merge(batches) -> None:
+    """New words go to a small table and reach the big one in bulk; neither loses any."""
+    table = _WordTerms(limit=10_000, recent_limit=16)
+    learned: dict[int, int] = {}
+    for batch in batches:
+        symbols = np.array(sorted(batch), dtype=np.uint64)
+        terms, unknown = table.lookup(symbols)
+        known = [s for s in sorted(batch) if s in learned]
+        assert unknown.tolist() == [s not in learned for s in sorted(batch)]
+        assert terms[~unknown].tolist() == [learned[s] for s in known]
+        new = symbols[unknown]
+        table.learn(new, new.astype(np.int64) * 7 + 1)
+        learned.update({int(s): int(s) * 7 + 1 for s in new.tolist()})
+
+
+def test_the_word_table_is_emptied_past_its_limit_and_keeps_working() -> None:
+    table = _WordTerms(limit=40, recent_limit=8)
+    for start in range(0, 100, 10):
+        symbols = np.arange(start, start + 10, dtype=np.uint64)
+        table.learn(symbols, symbols.astype(np.int64) + 1)
+    terms, unknown = table.lookup(np.arange(0, 100, dtype=np.uint64))
+    assert unknown[:50].all()  # forgotten when the table passed its limit
+    assert not unknown[-10:].any() and terms[-10:].tolist() == list(range(91, 101))
+
+
+def test_sentence_ends_after_closing_quotes_and_at_cjk_stops_without_a_space() -> None:
+    text = (
+        'He said "Stop the engine now please." Then the mechanics left quietly.'
+        "中文字很多字。中文字很多字"
+    )
+    sentences = split(text)
+    cut = [text[a:b] for a, b in zip(sentences.starts, sentences.ends, strict=True)]
+    assert cut[0] == 'He said "Stop the engine now please.'  # the quote mark is in the gap
+    assert cut[1].startswith("Then") and cut[1].endswith("很多字。")
+    assert cut[-1] == "中文字很多字"

@@ -18,19 +18,21 @@ import numpy as np
 _BASE = np.uint64(0x100000001B3)  # an odd multiplier; any odd value is invertible mod 2^64
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_GOLDEN_INT = 0x9E3779B97F4A7C15
+_MASK = 0xFFFFFFFFFFFFFFFF
+_R30, _R27, _R31 = np.uint64(30), np.uint64(27), np.uint64(31)
 
 
 def mix64(values: np.ndarray, salt: int = 0) -> np.ndarray:
     """SplitMix64 finalizer over an array: a bijection that spreads every input bit."""
-    with np.errstate(over="ignore"):
-        z = values.astype(np.uint64, copy=True)
-        z += np.uint64(salt & 0xFFFFFFFFFFFFFFFF) + _GOLDEN
-        z ^= z >> np.uint64(30)
-        z *= _M1
-        z ^= z >> np.uint64(27)
-        z *= _M2
-        z ^= z >> np.uint64(31)
+    # array arithmetic wraps silently; only the scalar is summed in Python, where it would not
+    z = values.astype(np.uint64, copy=True)
+    z += np.uint64((salt + _GOLDEN_INT) & _MASK)
+    z ^= z >> _R30
+    z *= _M1
+    z ^= z >> _R27
+    z *= _M2
+    z ^= z >> _R31
     return z
 
 

@@ -27,6 +27,7 @@ computed from the documents themselves.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
@@ -100,11 +101,11 @@ class _Segment:
         return int(self.keys.shape[0])
 
     @staticmethod
-    def sorted(keys: np.ndarray, positions: np.ndarray) -> _Segment:
-        """Postings sorted by (key, position): both are 32-bit, so one 64-bit sort does it."""
-        packed = (keys.astype(np.uint64) << np.uint64(32)) | positions.astype(np.uint64)
-        packed.sort()
-        return _Segment((packed >> np.uint64(32)).astype(np.uint32), packed.astype(np.uint32))
+    def unpacked(packed: np.ndarray) -> _Segment:
+        """The segment of sorted (key << 32 | position) integers, read as 32-bit halves."""
+        halves = packed.view(np.uint32).reshape(-1, 2)
+        low, high = (0, 1) if sys.byteorder == "little" else (1, 0)
+        return _Segment(np.ascontiguousarray(halves[:, high]), np.ascontiguousarray(halves[:, low]))
 
 
 #: ... and the middle segment into the base past this many: merging into a base of
@@ -118,6 +119,8 @@ def _merged(older: _Segment, newer: _Segment) -> _Segment:
     are all larger (newer documents), so at equal keys they go after."""
     if not len(newer):
         return older
+    if not len(older):  # a scan's first merge: nothing to insert into
+        return newer
     where = np.searchsorted(older.keys, newer.keys, side="right")
     return _Segment(
         np.insert(older.keys, where, newer.keys), np.insert(older.positions, where, newer.positions)
@@ -139,7 +142,9 @@ class _Table:
         return len(self.base) + len(self._middle) + self._pending_postings
 
     def add(self, keys: np.ndarray, positions: np.ndarray) -> None:
-        self._pending.append(_Segment.sorted(keys, positions))
+        if not keys.shape[0]:
+            return
+        self._pending.append(_Segment(keys, positions))  # sorted with the rest, when needed
         self._pending_postings += int(keys.shape[0])
         self._delta = None
 
@@ -150,17 +155,25 @@ class _Table:
         self._middle = _Segment()
 
     def _merge_delta(self) -> None:
-        self._middle = _merged(self._middle, self._delta_segment())
-        self._pending = []
+        delta = self._delta_segment()
+        self._pending = []  # freed before merging: a scan's are as large as the delta
+        self._middle = _merged(self._middle, delta)
         self._pending_postings = 0
         self._delta = _Segment()
 
     def _delta_segment(self) -> _Segment:
         if self._delta is None:
-            self._delta = _Segment.sorted(
-                np.concatenate([s.keys for s in self._pending]),
-                np.concatenate([s.positions for s in self._pending]),
-            )
+            # one 64-bit array, filled segment by segment, then sorted: no other copy
+            packed = np.empty(self._pending_postings, dtype=np.uint64)
+            at = 0
+            for segment in self._pending:
+                end = at + len(segment)
+                packed[at:end] = segment.keys
+                packed[at:end] <<= np.uint64(32)
+                packed[at:end] |= segment.positions
+                at = end
+            packed.sort()
+            self._delta = _Segment.unpacked(packed)
         return self._delta
 
     def segments(self) -> list[_Segment]:
@@ -523,7 +536,7 @@ class Index:
             positions = np.asarray(data[kind]["positions"], dtype=np.uint32)
             if keys.shape != positions.shape:
                 raise ValueError(f"{kind}: keys and positions differ in length")
-            if keys.shape[0] > 1 and np.any(np.diff(keys.astype(np.int64)) < 0):
+            if keys.shape[0] > 1 and np.any(keys[1:] < keys[:-1]):
                 raise ValueError(f"{kind}: keys are not sorted")
             tables[kind] = _Segment(keys, positions)
         cursor = 0

@@ -183,17 +183,21 @@ def clustered_groups(
     """
     if groups.shape[0] == 0:
         return groups
-    packed = (groups.astype(np.int64) << 32) | positions.astype(np.int64)
+    packed = groups.astype(np.int64)  # built in place: a scan has millions of seeds
+    packed <<= 32
+    packed |= positions
     packed.sort()
-    doc = packed >> 32
-    at = packed & 0xFFFFFFFF
-    new_doc = np.r_[True, doc[1:] != doc[:-1]]
-    step = np.diff(at)
-    new_run = new_doc | np.r_[True, step > reach]
-    new_position = new_doc | np.r_[True, step != 0]
-    run = np.cumsum(new_run) - 1
-    sizes = np.bincount(run, weights=new_position)
-    return np.unique(doc[new_run][sizes >= min_seeds])
+    step = np.diff(packed)
+    new_run = np.ones(packed.shape[0], dtype=bool)
+    new_run[1:] = step > reach
+    new_run[1:] |= (packed[1:] ^ packed[:-1]) >= 1 << 32  # another group
+    new_position = np.ones(packed.shape[0], dtype=bool)
+    new_position[1:] = step != 0
+    del step
+    runs = np.flatnonzero(new_run)
+    sizes = np.add.reduceat(new_position, runs, dtype=np.int64)
+    chosen = runs[sizes >= min_seeds]
+    return np.unique(packed[chosen] >> 32)
 
 
 def chain_seeds(seeds_a: np.ndarray, seeds_b: np.ndarray, k: int, gap: int) -> list[list[int]]:

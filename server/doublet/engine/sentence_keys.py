@@ -42,6 +42,7 @@ _STEP = np.uint64(0x9E3779B97F4A7C15)
 with np.errstate(over="ignore"):
     #: One seed per minimum: band b's row r uses seed (b * ROWS + r + 1) * _STEP.
     _SEEDS = np.arange(1, BANDS * ROWS + 1, dtype=np.uint64) * _STEP
+_BAND_NUMBERS = np.arange(BANDS, dtype=np.uint64)
 #: Terms hashed at once (the table is _CHUNK_TERMS × BANDS × ROWS × 8 bytes).
 _CHUNK_TERMS = 16_384
 
@@ -71,25 +72,34 @@ def sentence_keys(sentences: Sentences, unit_starts: np.ndarray, salt: int) -> S
         return SentenceKeys.empty()
     order = np.lexsort((sentences.term_ids, sentences.owners))
     owners, terms = sentences.owners[order], sentences.term_ids[order].astype(np.uint64)
-    distinct = np.r_[True, (owners[1:] != owners[:-1]) | (terms[1:] != terms[:-1])]
+    distinct = np.ones(owners.shape[0], dtype=bool)
+    distinct[1:] = (owners[1:] != owners[:-1]) | (terms[1:] != terms[:-1])
     owners, terms = owners[distinct], terms[distinct]  # (sentence, term) once each
-    first = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
-    sizes = np.diff(np.r_[first, owners.shape[0]])
+    first = _run_starts(owners)
+    sizes = np.diff(first, append=owners.shape[0])
     keyed = sizes >= MIN_TERMS
     if not keyed.any():
         return SentenceKeys.empty()
     keep = np.repeat(keyed, sizes)
     owners, terms = owners[keep], terms[keep]
-    first = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
+    first = _run_starts(owners)
     bands = np.concatenate([_bands(terms, first, lo, hi, salt) for lo, hi in _chunks(first)])
     sentence = owners[first]
     positions = np.searchsorted(unit_starts, sentences.starts[sentence], side="left")
     return SentenceKeys(bands.ravel(), np.repeat(positions.astype(np.int64), BANDS))
 
 
+def _run_starts(values: np.ndarray) -> np.ndarray:
+    """Where each run of equal values begins (``values`` not empty)."""
+    change = np.flatnonzero(values[1:] != values[:-1]) + 1
+    return np.concatenate([np.zeros(1, dtype=np.int64), change])
+
+
 def _chunks(first: np.ndarray) -> list[tuple[int, int]]:
     """Runs of whole sentences of about _CHUNK_TERMS terms, so that the
     terms × minima table of a long document stays small."""
+    if first.shape[0] and first[-1] < _CHUNK_TERMS:
+        return [(0, first.shape[0])]
     cuts = np.searchsorted(first, np.arange(0, int(first[-1]) + 1, _CHUNK_TERMS), side="right") - 1
     cuts = np.unique(np.r_[cuts, first.shape[0]])
     return list(zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True))
@@ -102,7 +112,7 @@ def _bands(terms: np.ndarray, first: np.ndarray, lo: int, hi: int, salt: int) ->
     hashed = mix64(terms[start:end, None] ^ _SEEDS[None, :])  # every term under every seed
     minima = np.minimum.reduceat(hashed, first[lo:hi] - start, axis=0)
     minima = minima.reshape(hi - lo, BANDS, ROWS)
-    key = np.broadcast_to(np.arange(BANDS, dtype=np.uint64), (hi - lo, BANDS))
+    key = _BAND_NUMBERS  # broadcast over the sentences
     for row in range(ROWS):
         key = mix64(key ^ minima[:, :, row], row)
     return mix64(key, salt)

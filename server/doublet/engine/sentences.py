@@ -42,7 +42,10 @@ STOP_WORDS = frozenset(
 #: Sentences with fewer content words than this are joined to the next one.
 MIN_TERMS = 4
 
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"'”’)\]]*\s+|(?<=[。！？])|\n[ \t]*\n")
+#: Where a sentence ends: the gap (group 1, or an empty group 2 after CJK punctuation)
+#: after a full stop, or a blank line. Matching the stop itself is twice as fast as
+#: looking behind for it at every character.
+_SENTENCE_END = re.compile(r"[.!?。！？]([\"'”’)\]]*\s+)|[。！？]()|\n[ \t]*\n")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 
 
@@ -64,29 +67,52 @@ NO_TERM = 0  # what a word that says nothing (a stop word, a number, one letter)
 class _WordTerms:
     """Word (by its 64-bit symbol from engine/words) -> term id, shared by all documents.
 
-    Two sorted arrays, so a document's distinct words are looked up at once
+    Sorted arrays, so a document's distinct words are looked up at once
     (``searchsorted``); words never seen are stemmed in Python and merged in.
-    Emptied when it grows past ``limit`` words (a long-running server reads many).
+    New words go to a small table first and reach the big one a few thousand
+    at a time, so learning a document's new words does not re-sort all words
+    known. Emptied when it grows past ``limit`` words (a long-running server
+    reads many).
     """
 
-    def __init__(self, limit: int = 2_000_000) -> None:
+    def __init__(self, limit: int = 2_000_000, recent_limit: int = 8192) -> None:
         self.limit = limit
-        self._table = (np.zeros(0, np.uint64), np.zeros(0, np.int64))
+        self.recent_limit = recent_limit
+        empty = (np.zeros(0, np.uint64), np.zeros(0, np.int64))
+        self._table, self._recent = empty, empty
 
     def lookup(self, symbols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Term ids of sorted unique ``symbols``, and a mask of those not known yet."""
-        known, terms = self._table
-        at = np.minimum(np.searchsorted(known, symbols), max(known.shape[0] - 1, 0))
-        found = known[at] == symbols if known.shape[0] else np.zeros(symbols.shape[0], bool)
-        return np.where(found, terms[at] if known.shape[0] else 0, NO_TERM), ~found
+        terms = np.full(symbols.shape[0], NO_TERM, dtype=np.int64)
+        unknown = np.ones(symbols.shape[0], dtype=bool)
+        for known, known_terms in (self._table, self._recent):
+            if not known.shape[0]:
+                continue
+            at = np.minimum(np.searchsorted(known, symbols), known.shape[0] - 1)
+            found = known[at] == symbols
+            terms[found] = known_terms[at[found]]
+            unknown &= ~found
+        return terms, unknown
 
     def learn(self, symbols: np.ndarray, terms: np.ndarray) -> None:
-        known, known_terms = self._table
-        if known.shape[0] + symbols.shape[0] > self.limit:
-            known, known_terms = known[:0], known_terms[:0]
-        merged = np.concatenate([known, symbols])
-        order = np.argsort(merged, kind="stable")
-        self._table = (merged[order], np.concatenate([known_terms, terms])[order])
+        recent = _merged(self._recent, (symbols, terms))
+        if recent[0].shape[0] <= self.recent_limit:
+            self._recent = recent
+            return
+        known = self._table
+        if known[0].shape[0] + recent[0].shape[0] > self.limit:
+            known = (known[0][:0], known[1][:0])
+        self._table = _merged(known, recent)
+        self._recent = (recent[0][:0], recent[1][:0])
+
+
+def _merged(
+    table: tuple[np.ndarray, np.ndarray], more: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two (sorted symbols, terms) tables with no symbol in common, as one."""
+    symbols = np.concatenate([table[0], more[0]])
+    order = np.argsort(symbols, kind="stable")
+    return symbols[order], np.concatenate([table[1], more[1]])[order]
 
 
 _WORD_TERMS = _WordTerms()
@@ -213,7 +239,7 @@ def split(text: str, chars: Units | None = None) -> Sentences:
     """
     bounds = [0]
     for match in _SENTENCE_END.finditer(text):
-        bounds.extend(match.span())
+        bounds.extend(match.span(match.lastindex or 0))
     bounds.append(len(text))
     starts = np.array(bounds[0::2], dtype=np.int64)
     ends = np.array(bounds[1::2], dtype=np.int64)
@@ -230,11 +256,10 @@ def split(text: str, chars: Units | None = None) -> Sentences:
             current, size = current + 1, 0
     if size and current > 0:  # a short tail joins the group before it
         group[group == current] = current - 1
-    count = int(group.max()) + 1 if group.shape[0] else 0
-    first = np.full(count, np.iinfo(np.int64).max)
-    last = np.zeros(count, dtype=np.int64)
-    np.minimum.at(first, group, starts)
-    np.maximum.at(last, group, ends)
+    count = int(group[-1]) + 1 if group.shape[0] else 0
+    # groups are runs of consecutive sentences: each spans its first start to its last end
+    bounds = np.flatnonzero(np.diff(group, prepend=-1))
+    first, last = starts[bounds], ends[np.append(bounds[1:], group.shape[0]) - 1]
     first, last = _trimmed(text, first, last)
     keep = last > first
     remap = np.full(count, -1, dtype=np.int64)
@@ -244,15 +269,17 @@ def split(text: str, chars: Units | None = None) -> Sentences:
     return Sentences(first[keep], last[keep], ids[valid], owners[valid])
 
 
-#: Code points that ``str.strip()`` removes (Unicode whitespace and separators).
-_SPACES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)
+#: Whether each code point below 0x3001 is one that ``str.strip()`` removes (Unicode
+#: whitespace and separators; none lies above U+3000).
+_SPACE = np.array([chr(c).isspace() for c in range(0x3001)], dtype=bool)
 
 
 def _trimmed(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The spans ``[starts, ends)`` without surrounding whitespace (empty ones: start == end)."""
     if not starts.shape[0]:
         return starts, ends
-    solid = np.flatnonzero(~np.isin(code_points(text), _SPACES))
+    points = code_points(text)
+    solid = np.flatnonzero(~_SPACE[np.minimum(points, _SPACE.shape[0] - 1)] | (points >= 0x3001))
     if not solid.shape[0]:
         return starts, starts
     first = np.searchsorted(solid, starts, side="left")  # first solid character at or after
