@@ -13,7 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from doublet.engine.candidates import (
+    _SCREEN_FROM,
     MAX_REPEATS,
+    _carrying,
     all_candidates,
     candidates_of,
 )
@@ -22,6 +24,7 @@ from doublet.engine.fingerprints import Fingerprints
 from doublet.engine.index import Index, Role
 from doublet.engine.matching import Settings, all_pairs, similar
 from doublet.engine.modes import MODES, Mode
+from doublet.engine.passages import clustered_groups
 from doublet.engine.sentence_keys import BANDS, SEED_BANDS, SentenceKeys
 
 PROSE = MODES["prose"]
@@ -353,3 +356,48 @@ def test_the_same_short_answer_on_a_template_is_not_a_pair_of_the_same_text() ->
     assert all_pairs(index, documents.__getitem__, Settings(max_docs=10)) == []
     asked = similar(index, documents["s1"], Role(), documents.__getitem__, Settings(max_docs=10))
     assert asked == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 60), st.booleans()), max_size=60),
+    st.integers(0, 30),
+    st.integers(1, 4),
+)
+def test_clustered_groups_are_the_groups_with_enough_close_positions(
+    seeds: list[tuple[int, int, bool]], reach: int, min_seeds: int
+) -> None:
+    """Packed (group, position) integers sorted at once give what a group-by-group count
+    gives, positions near 2^32 included (where one group's bits meet the next's)."""
+    groups = np.array([g for g, _, _ in seeds], dtype=np.int64)
+    near_top = [2**32 - 61 + p if high else p for _, p, high in seeds]
+    positions = np.array(near_top, dtype=np.uint64).astype(np.uint32)
+    expected = []
+    for group in sorted(set(groups.tolist())):
+        distinct = sorted(set(positions[groups == group].tolist()))
+        best = run = 1
+        for before, after in itertools.pairwise(distinct):
+            run = run + 1 if after - before <= reach else 1
+            best = max(best, run)
+        if best >= min_seeds:
+            expected.append(group)
+    assert clustered_groups(groups, positions, reach, min_seeds).tolist() == expected
+
+
+def test_screened_lookup_finds_exactly_the_wanted_hashes() -> None:
+    """Past _SCREEN_FROM values a bit table screens them first; the answer is the same."""
+    rng = np.random.default_rng(3)
+    values = rng.integers(0, 2**63, _SCREEN_FROM * 2 + 17, dtype=np.uint64)
+    wanted = np.unique(
+        np.concatenate(
+            [
+                values[rng.integers(0, values.shape[0], 50)],
+                rng.integers(0, 2**63, 50, dtype=np.uint64),
+            ]
+        )
+    )
+    # a value sharing its low bits with a wanted one, but not wanted
+    values[5] = wanted[0] ^ np.uint64(1 << 40)
+    expected = np.flatnonzero(np.isin(values, wanted))
+    assert _carrying(values, wanted).tolist() == expected.tolist()
+    assert _carrying(values[:1000], wanted).tolist() == expected[expected < 1000].tolist()
