@@ -401,3 +401,14 @@ def test_screened_lookup_finds_exactly_the_wanted_hashes() -> None:
     expected = np.flatnonzero(np.isin(values, wanted))
     assert _carrying(values, wanted).tolist() == expected.tolist()
     assert _carrying(values[:1000], wanted).tolist() == expected[expected < 1000].tolist()
+
+
+def test_clustered_groups_of_pairs_of_a_folder_past_46_340_documents() -> None:
+    """Pair ids a * n + b pass 2^31 there; packed beside a position they would overflow."""
+    n = 100_000
+    pairs = np.array([3 * n + 99_999] * 3 + [99_998 * n + 99_999] * 3 + [5 * n + 7] * 2)
+    positions = np.array([10, 12, 14, 7, 500, 1_000, 1, 2], dtype=np.uint32)
+    assert clustered_groups(pairs, positions, 5, 3).tolist() == [3 * n + 99_999]
+    assert clustered_groups(pairs, positions, 500, 2).tolist() == sorted(
+        [3 * n + 99_999, 99_998 * n + 99_999, 5 * n + 7]
+    )

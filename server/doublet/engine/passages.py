@@ -179,10 +179,14 @@ def clustered_groups(
 
     One sort of packed (group, position) integers for all groups at once: the
     cheap, one-sided form of :func:`dense_seeds`, which spares most candidates
-    the exact (iterative) filter. Groups must be below 2^31, positions below 2^32.
+    the exact (iterative) filter. Positions must be below 2^32; groups of 2^31 or
+    more (pairs of a folder of more than 46,340 documents) are renumbered first.
     """
     if groups.shape[0] == 0:
         return groups
+    if int(groups.max()) >= 1 << 31:
+        named, numbers = np.unique(groups, return_inverse=True)
+        return named[clustered_groups(numbers, positions, reach, min_seeds)]
     packed = groups.astype(np.int64)  # built in place: a scan has millions of seeds
     packed <<= 32
     packed |= positions
