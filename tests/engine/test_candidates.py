@@ -11,6 +11,7 @@ import itertools
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from prose_samples import UNRELATED_SENTENCES
 
 from doublet.engine.candidates import (
     _SCREEN_FROM,
@@ -297,17 +298,7 @@ SKELETON = (
     "the median, and lists every student whose mark is below the pass mark of forty. "
     "Hand in one file, named after you, before the end of the week. "
 )
-TAILS = [
-    "Copper kettles hung above the stove in the narrow kitchen of the inn.",
-    "A migrating flock of geese crossed the valley in a long uneven line.",
-    "The committee postponed its decision until the spring meeting.",
-    "Rain had washed the chalk drawings off the pavement overnight.",
-    "She kept a ledger of every seed she planted and every one that failed.",
-    "The old bridge was closed to carts after the flood cracked its pillars.",
-    "Students argued about the meaning of the final chapter for an hour.",
-    "Fresh bread cooled on the windowsill while the children waited outside.",
-    "The telescope revealed four moons circling the bright planet.",
-]
+TAILS = UNRELATED_SENTENCES[1:]
 
 
 def skeleton_folder(template: bool) -> tuple[Index, dict[str, Document]]:

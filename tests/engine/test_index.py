@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from prose_samples import UNRELATED_SENTENCES
 
 from doublet.engine import index as index_module
 from doublet.engine.candidates import all_candidates, candidates_of
@@ -26,18 +27,7 @@ from doublet.engine.sentence_keys import SentenceKeys
 
 PROSE = MODES["prose"].with_thresholds(min_length=40)
 CODE = MODES["code"]
-SENTENCES = [
-    "The lighthouse keeper climbed the stairs every evening before sunset.",
-    "Copper kettles hung above the stove in the narrow kitchen of the inn.",
-    "A migrating flock of geese crossed the valley in a long uneven line.",
-    "The committee postponed its decision until the spring meeting.",
-    "Rain had washed the chalk drawings off the pavement overnight.",
-    "She kept a ledger of every seed she planted and every one that failed.",
-    "The old bridge was closed to carts after the flood cracked its pillars.",
-    "Students argued about the meaning of the final chapter for an hour.",
-    "Fresh bread cooled on the windowsill while the children waited outside.",
-    "The telescope revealed four moons circling the bright planet.",
-]
+SENTENCES = UNRELATED_SENTENCES
 NAMES = ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt", "g.py", "h.py", "i.py"]
 GROUPS = [None, "alice", "bob"]
 
