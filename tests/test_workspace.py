@@ -22,7 +22,8 @@ from doublet import index_store
 from doublet.config import DEFAULTS
 from doublet.discovery import Discovery
 from doublet.engine.comparison import PairResult, passage_digest
-from doublet.workspace import Changes, Workspace
+from doublet.engine.modes import MODES
+from doublet.workspace import BATCH_BYTES, BATCH_FILES, Changes, Workspace, _batches
 
 # --- texts -----------------------------------------------------------------------------------
 
@@ -1198,3 +1199,14 @@ def test_a_scan_aligned_on_several_cores_equals_one_in_one_process(
     assert [p.kind for r in spread for p in r.passages] == [
         p.kind for r in alone for p in r.passages
     ]
+
+
+def test_files_are_read_in_batches_bounded_in_count_and_bytes() -> None:
+    mode = MODES["prose"]
+    small = [(Path(f"{i}.txt"), f"{i}.txt", mode, 100) for i in range(BATCH_FILES + 10)]
+    batches = _batches(small)
+    assert [len(b) for b in batches] == [BATCH_FILES, 10]
+    assert [job for batch in batches for job in batch] == small
+    big = (Path("big.txt"), "big.txt", mode, BATCH_BYTES + 1)
+    half = (Path("half.txt"), "half.txt", mode, BATCH_BYTES // 2)
+    assert [len(b) for b in _batches([half, big, half, half, half])] == [1, 1, 2, 1]

@@ -129,12 +129,7 @@ class Config:
         """The engine mode of a file: first [modes] pattern that matches, else by extension."""
         path = _posix(relative_path)
         names = (name for spec, name in self._mode_specs if _matches(spec, path))
-        name = next(names, None) or detect_mode_name(path)
-        thresholds: Thresholds = getattr(self, name)
-        mode = MODES[name].with_thresholds(
-            thresholds.noise, thresholds.guarantee, thresholds.min_length, thresholds.gap
-        )
-        return replace(mode, keep_comments=thresholds.keep_comments) if name == "code" else mode
+        return self._modes[next(names, None) or detect_mode_name(path)]
 
     def is_included(self, relative_path: str | PurePath) -> bool:
         """Whether a file is scanned at all (``.gitignore`` is the discovery's business)."""
@@ -228,6 +223,21 @@ class Config:
     @cached_property
     def _mode_specs(self) -> list[tuple[GitIgnoreSpec, str]]:
         return [(GitIgnoreSpec.from_lines([pattern]), name) for pattern, name in self.modes]
+
+    @cached_property
+    def _modes(self) -> dict[str, Mode]:
+        """Each mode with this configuration's thresholds (one object each: a mode's salt
+        is computed once)."""
+        modes = {}
+        for name, mode in MODES.items():
+            thresholds: Thresholds = getattr(self, name)
+            mode = mode.with_thresholds(
+                thresholds.noise, thresholds.guarantee, thresholds.min_length, thresholds.gap
+            )
+            modes[name] = (
+                replace(mode, keep_comments=thresholds.keep_comments) if name == "code" else mode
+            )
+        return modes
 
     @cached_property
     def _group_specs(self) -> list[GitIgnoreSpec]:
@@ -528,6 +538,8 @@ def _posix(path: str | PurePath) -> str:
 
 def _matches(spec: GitIgnoreSpec, path: str) -> bool:
     """Whether ``spec`` matches the file or a folder holding it, as git decides ignores."""
+    if not spec.patterns:
+        return False
     parts = path.split("/")
     folders = ("/".join(parts[:i]) + "/" for i in range(1, len(parts)))
     return any(spec.match_file(folder) for folder in folders) or spec.match_file(path)

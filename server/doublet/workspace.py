@@ -32,7 +32,7 @@ from doublet.discovery import Discovery
 from doublet.engine import matching
 from doublet.engine.candidates import boilerplate_limit
 from doublet.engine.comparison import PairResult, passage_digest
-from doublet.engine.document import Document, DocumentKeys
+from doublet.engine.document import Document, DocumentKeys, keys_of
 from doublet.engine.index import Index, Role
 from doublet.engine.modes import Mode
 from doublet.parallel import parallel_aligner
@@ -242,7 +242,9 @@ class Workspace:
                     continue
                 if info is not None:
                     to_read.append((rel, info))
-        jobs = [(self.root / rel, rel, self.config.mode_for(rel)) for rel, _ in to_read]
+        jobs = [
+            (self.root / rel, rel, self.config.mode_for(rel), info.st_size) for rel, info in to_read
+        ]
         prepared = _prepare_all(jobs)
         for (rel, info), result in zip(
             to_read, progress(prepared) if progress else prepared, strict=True
@@ -512,29 +514,58 @@ class _Prepared:
 
 #: Below this many files to read, a refresh reads them itself rather than in workers.
 PARALLEL_FROM = 64
+#: Files are read and cut up in batches of at most this many (engine/joined) ...
+BATCH_FILES = 256
+#: ... and of at most this many bytes, unless one file is larger.
+BATCH_BYTES = 1 << 20
+
+_Job = tuple[Path, str, Mode, int]  # path, root-relative name, mode, size in bytes
 
 
-def _prepare(job: tuple[Path, str, Mode]) -> _Prepared | NotText:
-    """Read, decode and cut up one file (runs in a worker process for big refreshes)."""
-    path, rel, mode = job
-    try:
-        data = read_bytes(path, rel)
-        document = Document(rel, read_document(path, data), mode)
-        return _Prepared(content_digest(data), mode, len(document.text), document.keys)
-    except NotText as exc:
-        return exc
+def _prepare_batch(jobs: list[_Job]) -> list[_Prepared | NotText]:
+    """Read, decode and cut up a few files (in a worker process for big refreshes)."""
+    results: list[_Prepared | NotText | None] = []
+    read: list[tuple[int, str, Document]] = []
+    for path, rel, mode, _ in jobs:
+        try:
+            data = read_bytes(path, rel)
+            document = Document(rel, read_document(path, data), mode)
+        except NotText as exc:
+            results.append(exc)
+            continue
+        read.append((len(results), content_digest(data), document))
+        results.append(None)
+    for (at, digest, document), keys in zip(read, keys_of([d for _, _, d in read]), strict=True):
+        results[at] = _Prepared(digest, document.mode, len(document.text), keys)
+    return [r for r in results if r is not None]
 
 
-def _prepare_all(jobs: list[tuple[Path, str, Mode]]) -> Iterable[_Prepared | NotText]:
+def _batches(jobs: list[_Job]) -> list[list[_Job]]:
+    """Consecutive runs of jobs, each at most BATCH_FILES files and BATCH_BYTES bytes."""
+    batches: list[list[_Job]] = []
+    size = 0
+    for job in jobs:
+        if not batches or len(batches[-1]) >= BATCH_FILES or size + job[3] > BATCH_BYTES:
+            batches.append([])
+            size = 0
+        batches[-1].append(job)
+        size += job[3]
+    return batches
+
+
+def _prepare_all(jobs: list[_Job]) -> Iterable[_Prepared | NotText]:
     """Prepare files in order, on every core when there are many of them."""
+    batches = _batches(jobs)
     count = parallel.workers()
     if len(jobs) < PARALLEL_FROM or count < 2:
-        return parallel.Sized(map(_prepare, jobs), len(jobs))
+        done: Iterable[list[_Prepared | NotText]] = map(_prepare_batch, batches)
+        return parallel.Sized((r for batch in done for r in batch), len(jobs))
     pool = parallel.process_pool(count)
 
     def results() -> Iterator[_Prepared | NotText]:
         with pool:
-            yield from pool.map(_prepare, jobs, chunksize=max(1, len(jobs) // (8 * count)))
+            for batch in pool.map(_prepare_batch, batches):
+                yield from batch
 
     return parallel.Sized(results(), len(jobs))
 

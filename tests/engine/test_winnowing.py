@@ -8,9 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from doublet.engine.chars import char_units
-from doublet.engine.fingerprints import fingerprint
+from doublet.engine.fingerprints import fingerprint, fingerprint_each
 from doublet.engine.hashing import kgram_hashes
 from doublet.engine.modes import MODES
+from doublet.engine.units import Units
 from doublet.engine.winnowing import sliding_min, winnow
 
 MASK = (1 << 64) - 1
@@ -151,3 +152,52 @@ def test_a_shared_substring_of_guarantee_length_shares_a_fingerprint(
     in_a = set(fa.hashes[inside(fa.positions, len(a_before))].tolist())
     in_b = set(fb.hashes[inside(fb.positions, len(b_before))].tolist())
     assert in_a & in_b
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    documents=st.lists(st.integers(1, 4).flatmap(hash_arrays), min_size=1, max_size=5).map(
+        lambda docs: [d for d in docs if d] or [[7]]
+    ),
+    w=st.integers(1, 12),
+)
+def test_several_documents_winnowed_at_once_are_winnowed_as_each_alone(
+    documents: list[list[int]], w: int
+) -> None:
+    starts = np.cumsum([0] + [len(d) for d in documents[:-1]])
+    together = winnow(as_hashes([h for d in documents for h in d]), w, starts)
+    alone = [
+        p + int(s) for d, s in zip(documents, starts, strict=True) for p in reference_winnow(d, w)
+    ]
+    assert together.tolist() == alone
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    texts=st.lists(st.text(alphabet="ab \"c'", max_size=60), min_size=1, max_size=5),
+    k=st.integers(1, 6),
+    extra_window=st.integers(0, 8),
+    quoted=st.booleans(),
+)
+def test_fingerprints_of_several_documents_are_each_ones_alone(
+    texts: list[str], k: int, extra_window: int, quoted: bool
+) -> None:
+    units = [char_units(t) for t in texts]
+    skips = [
+        np.array([c in "c" for c in t], dtype=bool)[u.starts]
+        for t, u in zip(texts, units, strict=True)
+    ]
+    cuts = np.cumsum([0] + [len(u) for u in units])
+    joined = Units(
+        np.concatenate([u.symbols for u in units]),
+        np.concatenate([u.starts for u in units]),
+        np.concatenate([u.ends for u in units]),
+        0,
+    )
+    skip = np.concatenate(skips) if quoted else None
+    window = extra_window + 1
+    each = fingerprint_each(joined, cuts, k, window, 5, skip)
+    for u, s, prints in zip(units, skips, each, strict=True):
+        alone = fingerprint(u, k, window, 5, s if quoted else None)
+        assert prints.hashes.tolist() == alone.hashes.tolist()
+        assert prints.positions.tolist() == alone.positions.tolist()

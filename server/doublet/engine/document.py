@@ -7,13 +7,15 @@ memory and recomputed later, because they are a pure function of text and mode.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from doublet.engine.chars import char_units
 from doublet.engine.code import Lexicon
-from doublet.engine.fingerprints import Fingerprints, fingerprint
+from doublet.engine.fingerprints import Fingerprints, fingerprint, fingerprint_each
+from doublet.engine.joined import Joined
 from doublet.engine.lexicon_keys import LexiconKeys, lexicon_keys
 from doublet.engine.modes import Mode
 from doublet.engine.quotes import quoted_mask
@@ -156,3 +158,42 @@ class Document:
         self._sentences = None
         self._lexicon = None
         self._fingerprint_offsets = None
+
+
+def keys_of(documents: Sequence[Document]) -> list[DocumentKeys]:
+    """The keys of many documents, the same as each one's :attr:`Document.keys`.
+
+    Documents whose mode cuts characters and has a paraphrase stage are joined
+    per mode (engine/joined) and cut into units and sentences together; a
+    refresh of many small files spends its time there.
+    """
+    together: dict[Mode, list[Document]] = {}
+    for document in documents:
+        if document.mode.paraphrase and document.mode.units_from_chars:
+            together.setdefault(document.mode, []).append(document)
+    for mode, group in together.items():
+        if len(group) > 1:
+            _cut_together(mode, group)
+    return [document.keys for document in documents]
+
+
+def _cut_together(mode: Mode, documents: list[Document]) -> None:
+    """Give each document its units, fingerprints and sentence keys, computed for all
+    at once."""
+    joined = Joined.of([d.text for d in documents])
+    chars = char_units(joined.text)
+    units = mode.units(joined.text, None, chars)
+    unit_cuts = joined.cuts(units.starts)
+    skip = quoted_mask(joined.text, units.starts, joined.pieces) if mode.skip_quotations else None
+    prints = fingerprint_each(units, unit_cuts, mode.k, mode.window, mode.salt, skip)
+    sentences = split_sentences(joined.text, chars, joined.starts.tolist())
+    keys = sentence_keys(sentences, units.starts, mode.salt)
+    key_cuts = np.searchsorted(keys.positions, unit_cuts)
+    for i, document in enumerate(documents):
+        lo, hi = int(unit_cuts[i]), int(unit_cuts[i + 1])
+        document._unit_count = hi - lo
+        document._fingerprints = prints[i]
+        first, last = int(key_cuts[i]), int(key_cuts[i + 1])
+        document._sentence_keys = SentenceKeys(
+            keys.hashes[first:last], keys.positions[first:last] - lo
+        )

@@ -47,10 +47,32 @@ def fingerprint(
     ``skip`` marks units where no fingerprint may start (text in quotation
     marks); winnowing runs first, so the other fingerprints stay where they were.
     """
-    hashes = kgram_hashes(units.symbols, k, salt)
-    if hashes.shape[0] == 0:
-        return Fingerprints.empty(k)
-    positions = winnow(hashes, window)
+    cuts = np.array([0, len(units)], dtype=np.int64)
+    return fingerprint_each(units, cuts, k, window, salt, skip)[0]
+
+
+def fingerprint_each(
+    units: Units, cuts: np.ndarray, k: int, window: int, salt: int, skip: np.ndarray | None
+) -> list[Fingerprints]:
+    """The fingerprints of several documents whose units are ``units`` one after the
+    other, document i's from ``cuts[i]`` to ``cuts[i + 1]``: the same as each alone
+    (no k-gram or window spans two), with positions counted in each document."""
+    hashes = kgram_hashes(units.symbols, k, salt)  # some span two documents: dropped next
+    counts = np.maximum(np.diff(cuts) - k + 1, 0)
+    total = int(counts.sum())
+    if total == 0:
+        return [Fingerprints.empty(k) for _ in range(counts.shape[0])]
+    firsts = np.cumsum(counts) - counts  # where each document's k-grams begin in `own`
+    if counts.shape[0] == 1:
+        origin = np.arange(total, dtype=np.int64) + cuts[0]
+    else:
+        origin = np.arange(total, dtype=np.int64) + np.repeat(cuts[:-1] - firsts, counts)
+    own = hashes[origin]  # unit index of k-gram j of `own`: origin[j]
+    chosen = winnow(own, window, firsts[counts > 0])
     if skip is not None and skip.any():
-        positions = positions[~skip[positions]]
-    return Fingerprints(hashes[positions], positions, k)
+        chosen = chosen[~skip[origin[chosen]]]
+    bounds = np.searchsorted(chosen, np.append(firsts, total))
+    return [
+        Fingerprints(own[chosen[lo:hi]], origin[chosen[lo:hi]] - cuts[i], k)
+        for i, (lo, hi) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+    ]

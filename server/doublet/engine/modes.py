@@ -130,6 +130,12 @@ class Mode:
         """Cut ``text`` into this mode's units (``chars``: its character units, if made)."""
         return _NORMALIZERS[self.name](text, filename, self, chars)
 
+    @property
+    def units_from_chars(self) -> bool:
+        """Whether this mode's units are made of character units alone (not of tokens),
+        so that documents can be cut up together (engine/joined)."""
+        return self.name in _FROM_CHARS
+
     def lexicon(self, text: str, filename: str | None = None) -> Lexicon:
         """The literals and names of ``text``, for modes that are ``lexical``."""
         if not self.lexical:
@@ -149,6 +155,7 @@ def _code(text: str, filename: str | None, mode: Mode, chars: Units | None) -> U
     return code_units(text, filename=filename, keep_comments=mode.keep_comments)
 
 
+_FROM_CHARS = frozenset({"prose", "words"})
 _NORMALIZERS: dict[str, Callable[[str, str | None, Mode, Units | None], Units]] = {
     "prose": _chars,
     "words": _words,

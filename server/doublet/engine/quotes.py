@@ -11,6 +11,7 @@ of several paragraphs is a copy with quotation marks around it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -29,14 +30,17 @@ MAX_QUOTE = 600
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 
 
-def quoted_spans(text: str, limit: int = MAX_QUOTE) -> list[tuple[int, int]]:
-    """``[start, end)`` of every quotation in ``text``, marks included."""
+def quoted_spans(
+    text: str, limit: int = MAX_QUOTE, start: int = 0, end: int | None = None
+) -> list[tuple[int, int]]:
+    """``[start, end)`` of every quotation in ``text`` (or in ``text[start:end]``), marks
+    included."""
     spans = []
-    start = 0
-    for paragraph in [*_PARAGRAPH_BREAK.finditer(text), None]:
-        end = paragraph.start() if paragraph else len(text)
-        spans.extend(_spans_in(text, start, end, limit))
-        start = paragraph.end() if paragraph else end
+    end = len(text) if end is None else end
+    for paragraph in [*_PARAGRAPH_BREAK.finditer(text, start, end), None]:
+        stop = paragraph.start() if paragraph else end
+        spans.extend(_spans_in(text, start, stop, limit))
+        start = paragraph.end() if paragraph else stop
     return spans
 
 
@@ -59,9 +63,18 @@ def _spans_in(text: str, start: int, end: int, limit: int) -> list[tuple[int, in
         at = stop + 1
 
 
-def quoted_mask(text: str, starts: np.ndarray) -> np.ndarray:
-    """For units starting at ``starts`` (code-point offsets), whether each lies in a quotation."""
-    spans = quoted_spans(text)
+def quoted_mask(
+    text: str, starts: np.ndarray, pieces: Sequence[tuple[int, int]] | None = None
+) -> np.ndarray:
+    """For units starting at ``starts`` (code-point offsets), whether each lies in a quotation.
+
+    ``pieces``: the ``[start, end)`` of each document when ``text`` is several joined
+    (engine/joined); quotations are looked for in each alone.
+    """
+    if pieces is None:
+        spans = quoted_spans(text)
+    else:
+        spans = [span for lo, hi in pieces for span in quoted_spans(text, MAX_QUOTE, lo, hi)]
     if not spans:
         return np.zeros(starts.shape[0], dtype=bool)
     bounds = np.array(spans, dtype=np.int64)

@@ -109,7 +109,9 @@ def _bands(terms: np.ndarray, first: np.ndarray, lo: int, hi: int, salt: int) ->
     """The BANDS keys of sentences lo..hi-1 (``first`` indexes their terms)."""
     start = int(first[lo])
     end = int(first[hi]) if hi < first.shape[0] else terms.shape[0]
-    hashed = mix64(terms[start:end, None] ^ _SEEDS[None, :])  # every term under every seed
+    # every distinct term under every seed (documents cut up together share most terms)
+    distinct, inverse = np.unique(terms[start:end], return_inverse=True)
+    hashed = mix64(distinct[:, None] ^ _SEEDS[None, :])[inverse]
     minima = np.minimum.reduceat(hashed, first[lo:hi] - start, axis=0)
     minima = minima.reshape(hi - lo, BANDS, ROWS)
     key = _BAND_NUMBERS  # broadcast over the sentences

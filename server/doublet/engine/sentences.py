@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -232,34 +233,33 @@ class Sentences:
         return np.bincount(hit[inside], minlength=len(self))
 
 
-def split(text: str, chars: Units | None = None) -> Sentences:
+def split(text: str, chars: Units | None = None, starts: Sequence[int] = (0,)) -> Sentences:
     """Cut ``text`` into sentences; short ones (a heading, "Yes.") join the next.
 
     ``chars`` are the text's character units (engine/chars), if already made.
+    ``text`` may be several documents joined (engine/joined), each beginning at
+    one of ``starts``: each is cut as it would be alone, and a short sentence
+    joins only sentences of its own document.
     """
-    bounds = [0]
-    for match in _SENTENCE_END.finditer(text):
-        bounds.extend(match.span(match.lastindex or 0))
-    bounds.append(len(text))
-    starts = np.array(bounds[0::2], dtype=np.int64)
-    ends = np.array(bounds[1::2], dtype=np.int64)
+    bounds, firsts = [], []
+    ends = [*starts[1:], len(text) + 1]
+    for start, end in zip(starts, ends, strict=True):
+        firsts.append(len(bounds) // 2)
+        bounds.append(start)
+        for match in _SENTENCE_END.finditer(text, start, end - 1):
+            bounds.extend(match.span(match.lastindex or 0))
+        bounds.append(end - 1)
+    sentence_starts = np.array(bounds[0::2], dtype=np.int64)
+    sentence_ends = np.array(bounds[1::2], dtype=np.int64)
     at, ids = word_terms(text, chars)
-    owners = np.searchsorted(starts, at, side="right") - 1
-    per_sentence = np.bincount(owners, minlength=starts.shape[0])
-    # join sentences with too few terms to the next one (the last to the one before)
-    group = np.zeros(starts.shape[0], dtype=np.int64)
-    current, size = 0, 0
-    for i, n in enumerate(per_sentence.tolist()):
-        group[i] = current
-        size += n
-        if size >= MIN_TERMS:
-            current, size = current + 1, 0
-    if size and current > 0:  # a short tail joins the group before it
-        group[group == current] = current - 1
+    owners = np.searchsorted(sentence_starts, at, side="right") - 1
+    per_sentence = np.bincount(owners, minlength=sentence_starts.shape[0])
+    group = _groups(per_sentence.tolist(), firsts)
     count = int(group[-1]) + 1 if group.shape[0] else 0
     # groups are runs of consecutive sentences: each spans its first start to its last end
     bounds = np.flatnonzero(np.diff(group, prepend=-1))
-    first, last = starts[bounds], ends[np.append(bounds[1:], group.shape[0]) - 1]
+    first = sentence_starts[bounds]
+    last = sentence_ends[np.append(bounds[1:], group.shape[0]) - 1]
     first, last = _trimmed(text, first, last)
     keep = last > first
     remap = np.full(count, -1, dtype=np.int64)
@@ -267,6 +267,27 @@ def split(text: str, chars: Units | None = None) -> Sentences:
     owners = remap[group[owners]]
     valid = owners >= 0
     return Sentences(first[keep], last[keep], ids[valid], owners[valid])
+
+
+def _groups(sizes: list[int], firsts: list[int]) -> np.ndarray:
+    """The group of each sentence: runs of sentences with MIN_TERMS terms or more,
+    in each document (``firsts``: its first sentence); a short tail joins the group
+    before it."""
+    group = [0] * len(sizes)
+    current = 0
+    for first, stop in zip(firsts, [*firsts[1:], len(sizes)], strict=True):
+        opened, began, size = current, first, 0
+        for i in range(first, stop):
+            group[i] = current
+            size += sizes[i]
+            if size >= MIN_TERMS:
+                current, began, size = current + 1, i + 1, 0
+        if began < stop:  # the document's last group is still open
+            if size and current > opened:  # a short tail: it joins the group before it
+                group[began:stop] = [current - 1] * (stop - began)
+            else:
+                current += 1
+    return np.array(group, dtype=np.int64)
 
 
 #: Whether each code point below 0x3001 is one that ``str.strip()`` removes (Unicode

@@ -38,9 +38,11 @@ def sliding_min(values: np.ndarray, w: int) -> np.ndarray:
     return np.minimum(suffix[:m], prefix[w - 1 : w - 1 + m])
 
 
-def winnow(hashes: np.ndarray, w: int) -> np.ndarray:
+def winnow(hashes: np.ndarray, w: int, starts: np.ndarray | None = None) -> np.ndarray:
     """Positions (indices into ``hashes``) of the fingerprints kept, ascending.
 
+    ``hashes`` may be several documents' one after the other, document i's
+    beginning at ``starts[i]`` (ascending, none empty): no window spans two.
     A document with fewer than ``w`` k-grams is one window: its minimum is kept.
     """
     if w < 1:
@@ -52,29 +54,61 @@ def winnow(hashes: np.ndarray, w: int) -> np.ndarray:
         raise ValueError("document too long to winnow (2^32 k-grams)")
     if w == 1:
         return np.arange(n, dtype=np.int64)
-    w = min(w, n)
+    starts = np.zeros(1, dtype=np.int64) if starts is None else starts
+    sizes = np.diff(starts, append=n)
     positions = np.arange(n, dtype=np.uint64)
     high = hashes & _HIGH
-    rightmost_keys = sliding_min(high | (_LOW - positions), w)
-    rightmost = (_LOW - (rightmost_keys & _LOW)).astype(np.int64)
-    leftmost = (sliding_min(high | positions, w) & _LOW).astype(np.int64)
-
-    chosen = rightmost
-    tied = np.flatnonzero(leftmost != rightmost)
-    if tied.size:
-        chosen = rightmost.copy()
-        _prefer_previous_on_ties(chosen, high, tied)
-    keep = np.empty(chosen.shape[0], dtype=bool)
+    rightmost_keys = high | (_LOW - positions)  # the smaller key: the lower hash, then the later
+    chosen = []
+    short = sizes < w
+    if short.any():  # one window each: its minimum
+        minima = np.minimum.reduceat(rightmost_keys, starts)[short]
+        chosen.append((_LOW - (minima & _LOW)).astype(np.int64))
+    if not short.all():
+        chosen.append(
+            _window_minima(high, rightmost_keys, positions, w, starts[~short], sizes[~short])
+        )
+    kept = np.sort(np.concatenate(chosen)) if len(chosen) > 1 else chosen[0]
+    keep = np.empty(kept.shape[0], dtype=bool)
     keep[0] = True
-    np.not_equal(chosen[1:], chosen[:-1], out=keep[1:])
-    return chosen[keep]
+    np.not_equal(kept[1:], kept[:-1], out=keep[1:])
+    return kept[keep]
+
+
+def _window_minima(
+    high: np.ndarray,
+    rightmost_keys: np.ndarray,
+    positions: np.ndarray,
+    w: int,
+    starts: np.ndarray,
+    sizes: np.ndarray,
+) -> np.ndarray:
+    """The choice of every window of ``w`` hashes inside one of the documents given
+    (``starts``, ``sizes``: each at least ``w``), in order."""
+    rightmost = (_LOW - (sliding_min(rightmost_keys, w) & _LOW)).astype(np.int64)
+    leftmost = (sliding_min(high | positions, w) & _LOW).astype(np.int64)
+    windows = sizes - w + 1  # each document's windows begin at start .. start + windows - 1
+    inside = None
+    if windows.shape[0] > 1 or starts[0] != 0 or windows[0] != rightmost.shape[0]:
+        marks = np.zeros(rightmost.shape[0] + 1, dtype=np.int8)
+        marks[starts] = 1  # a document's windows end before the next one's begin
+        marks[starts + windows] = -1
+        inside = np.cumsum(marks[:-1], dtype=np.int8) > 0
+    tied = leftmost != rightmost
+    if inside is not None:
+        tied &= inside
+    tied[starts] = False  # a document's first window has no previous choice to keep
+    chosen = rightmost
+    tied_at = np.flatnonzero(tied)
+    if tied_at.size:
+        chosen = rightmost.copy()
+        _prefer_previous_on_ties(chosen, high, tied_at)
+    return chosen if inside is None else chosen[inside]
 
 
 def _prefer_previous_on_ties(chosen: np.ndarray, high: np.ndarray, tied: np.ndarray) -> None:
     """Robust rule: on a tie for the minimum, keep the previous choice while it is in the window."""
     for i in tied.tolist():
-        if i == 0:
-            continue
         previous = chosen[i - 1]
         if previous >= i and high[previous] == high[chosen[i]]:
             chosen[i] = previous

@@ -1,0 +1,129 @@
+"""Documents cut up together (engine/joined) give exactly what each gives alone."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from doublet.engine.document import Document, keys_of
+from doublet.engine.joined import Joined
+from doublet.engine.modes import MODES
+from doublet.engine.quotes import quoted_mask
+from doublet.engine.sentences import split
+
+CLOUGH = Path(__file__).parent.parent / "data" / "clough-stevenson"
+
+#: Pieces of text that meet at a document's edges in every way that matters: stops
+#: with and without a space, closing quotes, blank lines, CJK, letters that fold to
+#: two, accents and invisible characters that belong to the letter before them.
+FRAGMENTS = st.one_of(
+    st.text(alphabet="abcdefghij ", min_size=1, max_size=30),
+    st.sampled_from(
+        [
+            ". ",
+            ".",
+            '."',
+            "! ",
+            "? ",
+            "\n",
+            "\n\n",
+            " \n",
+            "。",
+            "文字",
+            "  ",
+            "Étude ",
+            "straße ",
+            "e\u0301",
+            "\u200b",
+            '"',
+            "“quoted words here”",
+            "\t",
+        ]
+    ),
+)
+TEXTS = st.lists(FRAGMENTS, max_size=25).map("".join)
+
+
+def same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.tolist() == b.tolist()
+
+
+@settings(max_examples=150, deadline=None)
+@given(texts=st.lists(TEXTS, min_size=1, max_size=5))
+def test_sentences_of_joined_texts_are_each_texts_own(texts: list[str]) -> None:
+    joined = Joined.of(texts)
+    together = split(joined.text, None, joined.starts.tolist())
+    sentence_cuts = joined.cuts(together.starts)
+    term_cuts = np.searchsorted(together.owners, sentence_cuts)
+    for i, text in enumerate(texts):
+        alone = split(text)
+        lo, hi = int(sentence_cuts[i]), int(sentence_cuts[i + 1])
+        base = int(joined.starts[i])
+        assert same(together.starts[lo:hi] - base, alone.starts)
+        assert same(together.ends[lo:hi] - base, alone.ends)
+        first, last = int(term_cuts[i]), int(term_cuts[i + 1])
+        assert same(together.term_ids[first:last], alone.term_ids)
+        assert same(together.owners[first:last] - lo, alone.owners)
+
+
+@settings(max_examples=100, deadline=None)
+@given(texts=st.lists(TEXTS, min_size=1, max_size=5))
+def test_quotations_are_found_in_each_joined_text_alone(texts: list[str]) -> None:
+    joined = Joined.of(texts)
+    offsets = np.arange(len(joined.text), dtype=np.int64)
+    together = quoted_mask(joined.text, offsets, joined.pieces)
+    for i, text in enumerate(texts):
+        base = int(joined.starts[i])
+        alone = quoted_mask(text, np.arange(len(text), dtype=np.int64))
+        assert same(together[base : base + len(text)], alone)
+
+
+MODES_CUT_TOGETHER = [
+    MODES["prose"],
+    MODES["words"],
+    MODES["prose"].with_thresholds(noise=3, guarantee=5),
+    replace(MODES["prose"], skip_quotations=False),
+    replace(MODES["prose"], paraphrase=False),
+    MODES["code"],
+]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    documents=st.lists(
+        st.tuples(TEXTS, st.sampled_from(range(len(MODES_CUT_TOGETHER)))), min_size=1, max_size=6
+    )
+)
+def test_keys_of_many_documents_are_each_documents_own(documents: list[tuple[str, int]]) -> None:
+    def made() -> list[Document]:
+        return [
+            Document(f"d{i}.txt", text, MODES_CUT_TOGETHER[m])
+            for i, (text, m) in enumerate(documents)
+        ]
+
+    together = keys_of(made())
+    for alone, keys in zip((d.keys for d in made()), together, strict=True):
+        assert keys.units == alone.units
+        assert same(keys.fingerprints.hashes, alone.fingerprints.hashes)
+        assert same(keys.fingerprints.positions, alone.fingerprints.positions)
+        assert same(keys.sentence_keys.hashes, alone.sentence_keys.hashes)
+        assert same(keys.sentence_keys.positions, alone.sentence_keys.positions)
+        assert same(keys.lexicon_keys.hashes, alone.lexicon_keys.hashes)
+
+
+def test_a_batch_of_real_answers_keys_as_one_by_one() -> None:
+    files = sorted(CLOUGH.glob("*.txt"))
+    clough_texts = [f.read_text(encoding="utf-8", errors="replace") for f in files]
+    assert len(clough_texts) == 100
+    mode = MODES["prose"]
+    together = keys_of([Document(str(i), t, mode) for i, t in enumerate(clough_texts)])
+    for i, (text, keys) in enumerate(zip(clough_texts, together, strict=True)):
+        alone = Document(str(i), text, mode).keys
+        assert len(alone.sentence_keys) > 0
+        assert same(keys.fingerprints.hashes, alone.fingerprints.hashes)
+        assert same(keys.sentence_keys.hashes, alone.sentence_keys.hashes)
+        assert same(keys.sentence_keys.positions, alone.sentence_keys.positions)
