@@ -1210,3 +1210,34 @@ def test_files_are_read_in_batches_bounded_in_count_and_bytes() -> None:
     big = (Path("big.txt"), "big.txt", mode, BATCH_BYTES + 1)
     half = (Path("half.txt"), "half.txt", mode, BATCH_BYTES // 2)
     assert [len(b) for b in _batches([half, big, half, half, half])] == [1, 1, 2, 1]
+
+
+def test_a_worker_reads_documents_in_batches_and_keeps_few(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker's batches of documents (cut into sentences together) give the same
+    alignments as one document at a time, however small its memory for text."""
+    from doublet import parallel
+    from doublet.engine.candidates import all_candidates
+    from doublet.engine.matching import align_candidates
+
+    root = tmp_path / "ws"
+    for path in sorted(CLOUGH.glob("*task[ab].txt")):
+        write(root, path.name, path.read_bytes())
+    workspace, _ = refreshed(root)
+    settings = workspace.settings()
+    candidates, ignored = all_candidates(workspace.index, settings.max_docs)
+    modes = {e.name: e.mode for e in workspace.index.entries()}
+    alone = [
+        (r.a.name, r.b.name, r.passages, r.a_covered, r.b_covered, r.a_units, r.b_units)
+        for r in align_candidates(candidates, workspace.document, ignored, settings)
+    ]
+    monkeypatch.setattr(parallel, "_BATCH_FILES", 3)
+    monkeypatch.setattr(parallel, "_WORKER_CHARS", 4000)
+    documents = parallel._ChunkDocuments(root, modes, [n for c in candidates for n in (c.a, c.b)])
+    kept = []
+    monkeypatch.setattr(parallel, "_ChunkDocuments", lambda *a: kept.append(documents) or documents)
+    batched = parallel._align_chunk((root, modes, candidates, ignored, settings))
+    assert len(candidates) > 20 and len(alone) > 10
+    assert batched == alone
+    assert kept and (documents.chars <= 4000 or len(documents.cache) <= 3)

@@ -24,7 +24,7 @@ import numpy as np
 
 from doublet.engine.candidates import Candidate
 from doublet.engine.comparison import PairResult
-from doublet.engine.document import Document
+from doublet.engine.document import Document, split_together
 from doublet.engine.matching import Aligner, Progress, Settings, align_candidates
 from doublet.engine.modes import Mode
 from doublet.sources import read_bytes, read_document
@@ -38,6 +38,10 @@ PARALLEL_PAIRS = 256
 #: documents, as the workspace does.
 _WORKER_CHARS = 16_000_000
 _WORKER_UNITS = 64
+#: Documents read and cut into sentences together: at most this many, ...
+_BATCH_FILES = 256
+#: ... of at most this many characters (unless one is longer).
+_BATCH_CHARS = 1_000_000
 
 
 def workers() -> int:
@@ -110,28 +114,56 @@ def _modes_of(chunk: list[Candidate], modes: Mapping[str, Mode]) -> dict[str, Mo
 def _align_chunk(job: tuple) -> list[tuple]:
     """Align a chunk of candidates in a worker, reading the files under ``root``."""
     root, modes, chunk, ignored, settings = job
-    cache: OrderedDict[str, Document] = OrderedDict()
-    recent: OrderedDict[str, Document] = OrderedDict()
-    chars = 0
-
-    def load(rel: str) -> Document:
-        nonlocal chars
-        document = cache.get(rel)
-        if document is None:
-            path = root / rel
-            document = Document(rel, read_document(path, read_bytes(path, rel)), modes[rel])
-            cache[rel] = document
-            chars += len(document.text)
-            while chars > _WORKER_CHARS and len(cache) > 1:
-                chars -= len(cache.popitem(last=False)[1].text)
-        cache.move_to_end(rel)
-        recent[rel] = document
-        recent.move_to_end(rel)
-        while len(recent) > _WORKER_UNITS:
-            recent.popitem(last=False)[1].drop_units()
-        return document
-
+    documents = _ChunkDocuments(root, modes, [name for c in chunk for name in (c.a, c.b)])
     return [
         (r.a.name, r.b.name, r.passages, r.a_covered, r.b_covered, r.a_units, r.b_units)
-        for r in align_candidates(chunk, load, ignored, settings)
+        for r in align_candidates(chunk, documents.load, ignored, settings)
     ]
+
+
+class _ChunkDocuments:
+    """The documents a worker aligns, read a batch at a time in the order they are
+    needed and cut into sentences together (engine/joined); at most _WORKER_CHARS
+    characters of text are kept, and units only for the last _WORKER_UNITS."""
+
+    def __init__(self, root: Path, modes: Mapping[str, Mode], needed: list[str]) -> None:
+        self.root = root
+        self.modes = modes
+        self.order = list(dict.fromkeys(needed))
+        self.place = {name: i for i, name in enumerate(self.order)}
+        self.cache: OrderedDict[str, Document] = OrderedDict()
+        self.recent: OrderedDict[str, Document] = OrderedDict()
+        self.chars = 0
+
+    def load(self, rel: str) -> Document:
+        document = self.cache.get(rel)
+        if document is None:
+            document = self._read_from(rel)
+        self.cache.move_to_end(rel)
+        self.recent[rel] = document
+        self.recent.move_to_end(rel)
+        while len(self.recent) > _WORKER_UNITS:
+            self.recent.popitem(last=False)[1].drop_units()
+        return document
+
+    def _read_from(self, rel: str) -> Document:
+        """Read ``rel`` and the documents needed next, up to a batch."""
+        batch = [self._read(rel)]
+        chars = len(batch[0].text)
+        for name in self.order[self.place.get(rel, len(self.order)) + 1 :]:
+            if len(batch) >= _BATCH_FILES or chars >= _BATCH_CHARS:
+                break
+            if name not in self.cache and name != rel:
+                batch.append(self._read(name))
+                chars += len(batch[-1].text)
+        split_together(batch)
+        for document in batch:
+            self.cache[document.name] = document
+            self.chars += len(document.text)
+        while self.chars > _WORKER_CHARS and len(self.cache) > len(batch):
+            self.chars -= len(self.cache.popitem(last=False)[1].text)
+        return batch[0]
+
+    def _read(self, rel: str) -> Document:
+        path = self.root / rel
+        return Document(rel, read_document(path, read_bytes(path, rel)), self.modes[rel])

@@ -13,7 +13,7 @@ from doublet.engine.document import Document, keys_of
 from doublet.engine.joined import Joined
 from doublet.engine.modes import MODES
 from doublet.engine.quotes import quoted_mask
-from doublet.engine.sentences import split
+from doublet.engine.sentences import split, split_each
 
 CLOUGH = Path(__file__).parent.parent / "data" / "clough-stevenson"
 
@@ -68,6 +68,17 @@ def test_sentences_of_joined_texts_are_each_texts_own(texts: list[str]) -> None:
         first, last = int(term_cuts[i]), int(term_cuts[i + 1])
         assert same(together.term_ids[first:last], alone.term_ids)
         assert same(together.owners[first:last] - lo, alone.owners)
+
+
+@settings(max_examples=100, deadline=None)
+@given(texts=st.lists(TEXTS, max_size=5))
+def test_split_each_gives_each_texts_own_sentences(texts: list[str]) -> None:
+    for each, text in zip(split_each(texts), texts, strict=True):
+        alone = split(text)
+        assert same(each.starts, alone.starts)
+        assert same(each.ends, alone.ends)
+        assert same(each.term_ids, alone.term_ids)
+        assert same(each.owners, alone.owners)
 
 
 @settings(max_examples=100, deadline=None)

@@ -190,9 +190,13 @@ class _Postings:
         """Every two postings of one key in different documents, in chunks of (doc a, doc b,
         at a, at b) with doc a < doc b: one chunk per number of postings per key."""
         docs, positions = self.docs, self.positions
-        shared = self.documents >= 2
-        for size in np.unique(self.counts[shared]).tolist():
-            rows = self.starts[shared & (self.counts == size)][:, None] + np.arange(size)
+        shared = np.flatnonzero(self.documents >= 2)
+        counts = self.counts[shared]
+        by_size = shared[np.argsort(counts, kind="stable")]  # keys in order within a size
+        sizes, firsts = np.unique(counts, return_counts=True)
+        bounds = np.cumsum(firsts) - firsts
+        for size, lo, many in zip(sizes.tolist(), bounds.tolist(), firsts.tolist(), strict=True):
+            rows = self.starts[by_size[lo : lo + many]][:, None] + np.arange(size)
             left, right = np.triu_indices(size, 1)
             at_a, at_b = rows[:, left].ravel(), rows[:, right].ravel()
             doc_a, doc_b = docs[at_a], docs[at_b]
@@ -332,15 +336,21 @@ def _dense_pairs(
         return iter(()), np.zeros(0, np.int64)
     pair = np.concatenate(pair_parts)
     del pair_parts
-    dense_in_a = clustered_groups(pair, np.concatenate(at_a_parts), reach, min_seeds)
+    # only pairs sharing min_seeds keys can be dense: a few in a hundred of a big folder
+    ordered = np.sort(pair)
+    sharing = ordered[np.r_[True, ordered[1:] != ordered[:-1]]]
+    enough = _repeated(ordered, min_seeds)
+    del ordered
+    kept = _carrying(pair, enough)
+    pair = pair[kept]
+    dense_in_a = clustered_groups(pair, np.concatenate(at_a_parts)[kept], reach, min_seeds)
     del at_a_parts
-    dense = np.intersect1d(
-        dense_in_a, clustered_groups(pair, np.concatenate(at_b_parts), reach, min_seeds)
-    )
+    dense_in_b = clustered_groups(pair, np.concatenate(at_b_parts)[kept], reach, min_seeds)
     del at_b_parts
-    sharing, shared = np.unique(pair, return_counts=True)
-    is_dense = _isin_sorted(sharing, dense)
-    counts = zip(sharing[is_dense].tolist(), shared[is_dense].tolist(), strict=True)
+    dense = np.intersect1d(dense_in_a, dense_in_b)
+    named, shared = np.unique(pair, return_counts=True)
+    is_dense = _isin_sorted(named, dense)
+    counts = zip(named[is_dense].tolist(), shared[is_dense].tolist(), strict=True)
     return counts, sharing
 
 
@@ -378,16 +388,20 @@ def _sentence_seeds(
     del named_parts
     # a plain sort (no argsort: ten times faster on big arrays) finds the seeds' names;
     # then the few postings that carry one are looked up, each seed counted once
-    ordered = np.sort(named)
-    reach = SEED_BANDS - 1  # a name SEED_BANDS times over equals the one that far on
-    head = ordered[: ordered.shape[0] - reach]
-    seeds = np.unique(head[head == ordered[reach:]])
-    del head
-    del ordered
+    seeds = _repeated(np.sort(named), SEED_BANDS)
     carrying = _carrying(named, seeds)
     _, first = np.unique(named[carrying], return_index=True)
     groups = np.concatenate(groups_parts)[carrying[first]]
     return np.unique(groups, return_counts=True)
+
+
+def _repeated(ordered: np.ndarray, times: int) -> np.ndarray:
+    """The values found at least ``times`` times in ``ordered`` (sorted), once each: a
+    value that often equals the one ``times - 1`` places on."""
+    if times <= 1:
+        return np.unique(ordered)
+    head = ordered[: max(ordered.shape[0] - (times - 1), 0)]
+    return np.unique(head[head == ordered[times - 1 : times - 1 + head.shape[0]]])
 
 
 #: Bits of the hash table that screens many hashes for a few (see ``_carrying``).
@@ -396,12 +410,13 @@ _SCREEN_FROM = 1 << 18
 
 
 def _carrying(values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """Where ``values`` (well-mixed hashes) are in ``wanted`` (sorted, few): their low
-    bits screen out nearly all at once, a binary search decides the rest."""
+    """Where ``values`` (hashes, or other integers whose low bits vary) are in ``wanted``
+    (sorted, few, same type): their low bits screen out nearly all at once, a binary
+    search decides the rest."""
     if values.shape[0] < _SCREEN_FROM:  # an editor's question: searching is quicker
         return np.flatnonzero(_isin_sorted(values, wanted))
     screen = np.zeros(1 << _SCREEN_BITS, dtype=bool)
-    low = np.uint64((1 << _SCREEN_BITS) - 1)
+    low = values.dtype.type((1 << _SCREEN_BITS) - 1)
     screen[(wanted & low).astype(np.intp)] = True
     found = []
     for start in range(0, values.shape[0], _SCREEN_FROM):  # in slices: no copy of values

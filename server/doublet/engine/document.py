@@ -20,7 +20,7 @@ from doublet.engine.lexicon_keys import LexiconKeys, lexicon_keys
 from doublet.engine.modes import Mode
 from doublet.engine.quotes import quoted_mask
 from doublet.engine.sentence_keys import SentenceKeys, sentence_keys
-from doublet.engine.sentences import Sentences
+from doublet.engine.sentences import Sentences, split_each
 from doublet.engine.sentences import split as split_sentences
 from doublet.engine.units import Units
 
@@ -175,6 +175,14 @@ def keys_of(documents: Sequence[Document]) -> list[DocumentKeys]:
         if len(group) > 1:
             _cut_together(mode, group)
     return [document.keys for document in documents]
+
+
+def split_together(documents: Sequence[Document]) -> None:
+    """Cut many documents into sentences at once, for the paraphrase stage that aligning
+    them runs (a scan aligns thousands of short documents; engine/joined)."""
+    wanting = [d for d in documents if d.mode.paraphrase and d._sentences is None]
+    for document, sentences in zip(wanting, split_each([d.text for d in wanting]), strict=True):
+        document._sentences = sentences
 
 
 def _cut_together(mode: Mode, documents: list[Document]) -> None:

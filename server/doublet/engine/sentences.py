@@ -25,6 +25,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from doublet.engine.chars import char_units, code_points
+from doublet.engine.joined import Joined
 from doublet.engine.units import Units
 from doublet.engine.words import words_of
 
@@ -267,6 +268,31 @@ def split(text: str, chars: Units | None = None, starts: Sequence[int] = (0,)) -
     owners = remap[group[owners]]
     valid = owners >= 0
     return Sentences(first[keep], last[keep], ids[valid], owners[valid])
+
+
+def split_each(texts: Sequence[str]) -> list[Sentences]:
+    """The sentences of each of ``texts``, the same as :func:`split` of each, cut
+    together (engine/joined) at a fraction of the cost for short texts."""
+    if not texts:
+        return []
+    joined = Joined.of(texts)
+    together = split(joined.text, None, joined.starts.tolist())
+    sentence_cuts = joined.cuts(together.starts).tolist()
+    term_cuts = np.searchsorted(together.owners, sentence_cuts).tolist()
+    starts, ends = together.starts, together.ends
+    each = []
+    for i, base in enumerate(joined.starts.tolist()):
+        lo, hi = sentence_cuts[i], sentence_cuts[i + 1]
+        first, last = term_cuts[i], term_cuts[i + 1]
+        each.append(
+            Sentences(
+                starts[lo:hi] - base,
+                ends[lo:hi] - base,
+                together.term_ids[first:last],
+                together.owners[first:last] - lo,
+            )
+        )
+    return each
 
 
 def _groups(sizes: list[int], firsts: list[int]) -> np.ndarray:
