@@ -478,28 +478,14 @@ def candidates_of(
 
 
 class _Partners:
-    """Which indexed documents may be reported against a query: decided once per
-    document that shares a key with it, never by a pass over the whole index."""
+    """Which indexed documents may be reported against a query (the index decides)."""
 
     def __init__(self, index: Index, name: str, mode: Mode, role: Role):
         self._index, self._name, self._salt, self._role = index, name, mode.salt, role
-        self._known: dict[int, bool] = {}
-
-    def _may_pair(self, doc_id: int) -> bool:
-        if doc_id not in self._known:
-            entry = self._index.entry_of(doc_id)
-            self._known[doc_id] = (
-                entry.mode.salt == self._salt
-                and entry.name != self._name
-                and self._role.may_pair(entry.role)
-            )
-        return self._known[doc_id]
 
     def mask(self, docs: np.ndarray) -> np.ndarray:
         """For each document id in ``docs``, whether it may be reported."""
-        ids, inverse = np.unique(docs, return_inverse=True)
-        allowed = np.array([self._may_pair(i) for i in ids.tolist()], dtype=bool)
-        return allowed[inverse.reshape(-1)]
+        return self._index.may_pair(docs, self._name, self._salt, self._role)
 
 
 def _text_keys(hashes: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, ...]:

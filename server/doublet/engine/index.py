@@ -28,7 +28,7 @@ computed from the documents themselves.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -257,6 +257,62 @@ class _Owners:
         return doc
 
 
+class _Pairing:
+    """Per document id, what decides whether it may be reported against a text (its
+    mode's salt and its role, as :meth:`Role.may_pair` reads them), as arrays: a query
+    tests every document it meets at once. Ids only grow between compactions, so the
+    table is extended, not rebuilt, as documents are added."""
+
+    def __init__(self) -> None:
+        self.salts: list[int] = []
+        self.templates: list[bool] = []
+        self.references: list[bool] = []
+        self.groups: list[int] = []  # a code per group name; -1: none
+        self.group_codes: dict[str, int] = {}
+        self._arrays: tuple[np.ndarray, ...] | None = None
+
+    def __len__(self) -> int:
+        return len(self.salts)
+
+    def extend(self, entries: Iterable[Entry | None]) -> None:
+        for entry in entries:
+            if entry is None:  # never reported: as a template
+                self.salts.append(0)
+                self.templates.append(True)
+                self.references.append(False)
+                self.groups.append(-1)
+                continue
+            role = entry.role
+            self.salts.append(entry.mode.salt)
+            self.templates.append(role.template)
+            self.references.append(role.reference)
+            group = (
+                -1
+                if role.group is None
+                else self.group_codes.setdefault(role.group, len(self.group_codes))
+            )
+            self.groups.append(group)
+        self._arrays = None
+
+    def allowed(self, doc_ids: np.ndarray, salt: int, role: Role) -> np.ndarray:
+        if self._arrays is None:
+            self._arrays = (
+                np.array(self.salts, dtype=np.uint64),
+                np.array(self.templates, dtype=bool),
+                np.array(self.references, dtype=bool),
+                np.array(self.groups, dtype=np.int64),
+            )
+        salts, templates, references, groups = self._arrays
+        if role.template:
+            return np.zeros(doc_ids.shape[0], dtype=bool)
+        ok = (salts[doc_ids] == np.uint64(salt)) & ~templates[doc_ids]
+        if role.reference:
+            ok &= ~references[doc_ids]
+        if role.group is not None and role.group in self.group_codes:
+            ok &= groups[doc_ids] != self.group_codes[role.group]
+        return ok
+
+
 class Index:
     """Documents' keys, searchable by key; add, update, remove and rename."""
 
@@ -271,6 +327,7 @@ class Index:
         self._arrays: tuple[np.ndarray, np.ndarray] | None = None  # starts, alive as arrays
         self._owners: _Owners | None = None  # made with _arrays
         self._templates: np.ndarray | None = None  # ids of live templates
+        self._pairing: _Pairing | None = None  # made on the first query after a role changes
         #: Counts changes, so that a holder can tell whether anything changed since.
         self.generation = 0
 
@@ -370,11 +427,13 @@ class Index:
         self.generation += 1
         self.entry(name).role = role
         self._templates = None
+        self._pairing = None
 
     def set_mode(self, name: str, mode: Mode) -> None:
         """Change thresholds that do not change the keys (the minimum length, say)."""
         self.generation += 1
         self.entry(name).mode = mode
+        self._pairing = None
 
     def set_stamp(self, name: str, stamp: tuple) -> None:
         self.generation += 1
@@ -412,6 +471,7 @@ class Index:
         self._dead_postings = 0
         self._arrays = None
         self._templates = None
+        self._pairing = None
 
     def _id_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         if self._arrays is None:
@@ -438,6 +498,20 @@ class Index:
             ids = [e.id for e, alive in live if e is not None and alive and e.role.template]
             self._templates = np.array(ids, dtype=np.int64)
         return self._templates
+
+    def may_pair(self, doc_ids: np.ndarray, name: str, salt: int, role: Role) -> np.ndarray:
+        """For each of ``doc_ids``, whether that document may be reported against a text
+        named ``name``, of a mode salted ``salt``, in ``role`` (:meth:`Role.may_pair`; a
+        document is never reported against itself)."""
+        if self._pairing is None:
+            self._pairing = _Pairing()
+        if len(self._pairing) < len(self._entries):
+            self._pairing.extend(self._entries[len(self._pairing) :])
+        ok = self._pairing.allowed(doc_ids, salt, role)
+        own = self._by_name.get(name)
+        if own is not None:
+            ok &= doc_ids != own
+        return ok
 
     def rare_postings_of(
         self, kind: str, wanted: np.ndarray, limit: int
