@@ -1203,12 +1203,12 @@ def test_a_scan_aligned_on_several_cores_equals_one_in_one_process(
 
 def test_files_are_read_in_batches_bounded_in_count_and_bytes() -> None:
     mode = MODES["prose"]
-    small = [(Path(f"{i}.txt"), f"{i}.txt", mode, 100) for i in range(BATCH_FILES + 10)]
+    small = [(f"{i}.txt", f"{i}.txt", mode, 100) for i in range(BATCH_FILES + 10)]
     batches = _batches(small)
     assert [len(b) for b in batches] == [BATCH_FILES, 10]
     assert [job for batch in batches for job in batch] == small
-    big = (Path("big.txt"), "big.txt", mode, BATCH_BYTES + 1)
-    half = (Path("half.txt"), "half.txt", mode, BATCH_BYTES // 2)
+    big = ("big.txt", "big.txt", mode, BATCH_BYTES + 1)
+    half = ("half.txt", "half.txt", mode, BATCH_BYTES // 2)
     assert [len(b) for b in _batches([half, big, half, half, half])] == [1, 1, 2, 1]
 
 
@@ -1227,17 +1227,17 @@ def test_a_worker_reads_documents_in_batches_and_keeps_few(
     workspace, _ = refreshed(root)
     settings = workspace.settings()
     candidates, ignored = all_candidates(workspace.index, settings.max_docs)
-    modes = {e.name: e.mode for e in workspace.index.entries()}
+    known = {e.name: (e.mode, e.units) for e in workspace.index.entries()}
     alone = [
         (r.a.name, r.b.name, r.passages, r.a_covered, r.b_covered, r.a_units, r.b_units)
         for r in align_candidates(candidates, workspace.document, ignored, settings)
     ]
     monkeypatch.setattr(parallel, "_BATCH_FILES", 3)
     monkeypatch.setattr(parallel, "_WORKER_CHARS", 4000)
-    documents = parallel._ChunkDocuments(root, modes, [n for c in candidates for n in (c.a, c.b)])
+    documents = parallel._ChunkDocuments(root, known, [n for c in candidates for n in (c.a, c.b)])
     kept = []
     monkeypatch.setattr(parallel, "_ChunkDocuments", lambda *a: kept.append(documents) or documents)
-    batched = parallel._align_chunk((root, modes, candidates, ignored, settings))
+    batched = parallel._align_chunk((root, known, candidates, ignored, settings))
     assert len(candidates) > 20 and len(alone) > 10
     assert batched == alone
     assert kept and (documents.chars <= 4000 or len(documents.cache) <= 3)

@@ -101,7 +101,7 @@ class Discovery:
                     continue
                 if not self.config.is_included(rel):
                     continue
-                reason = _not_a_document(here / name)
+                reason = _not_a_document(os.path.join(folder, name))
                 if reason:
                     skipped.append(Skipped(rel, reason))
                     continue
@@ -112,7 +112,7 @@ class Discovery:
         return not (
             name.startswith(".")
             or name == FILE_NAME
-            or Path(name).suffix.lower() in BINARY_EXTENSIONS
+            or os.path.splitext(name)[1].lower() in BINARY_EXTENSIONS
         )
 
     def _ignores_above(self, rel: str) -> _Ignores:
@@ -149,10 +149,10 @@ class Discovery:
         return True
 
 
-def _not_a_document(path: Path) -> str | None:
+def _not_a_document(path: Path | str) -> str | None:
     """Why a directory entry cannot be read as a document (links, pipes, devices), if so."""
     try:
-        info = path.lstat()
+        info = os.lstat(path)
     except OSError as exc:
         return f"cannot be read ({exc.strerror or exc})"
     if stat_module.S_ISLNK(info.st_mode):

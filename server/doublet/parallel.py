@@ -77,11 +77,15 @@ class Sized:
         return iter(self.items)
 
 
+#: What the index says of a document a worker reads: its mode and how many units it has.
+Known = tuple[Mode, int]
+
+
 def parallel_aligner(
-    root: Path, modes: Mapping[str, Mode], document: Callable[[str], Document]
+    root: Path, known: Mapping[str, Known], document: Callable[[str], Document]
 ) -> Aligner:
-    """An aligner for a folder's files (``modes``: each document's mode, by
-    root-relative name; ``document``: how this process reads a reported pair's)."""
+    """An aligner for a folder's files (``known``: each document's mode and unit count,
+    by root-relative name; ``document``: how this process reads a reported pair's)."""
 
     def align(
         candidates: list[Candidate],
@@ -95,7 +99,7 @@ def parallel_aligner(
             return align_candidates(candidates, load, ignored, settings, progress)
         size = -(-len(candidates) // (2 * count))
         chunks = [candidates[i : i + size] for i in range(0, len(candidates), size)]
-        jobs = [(root, _modes_of(chunk, modes), chunk, ignored, settings) for chunk in chunks]
+        jobs = [(root, _known_of(chunk, known), chunk, ignored, settings) for chunk in chunks]
         results = []
         with process_pool(count) as pool:
             done = Sized(pool.map(_align_chunk, jobs), len(jobs))
@@ -107,14 +111,14 @@ def parallel_aligner(
     return align
 
 
-def _modes_of(chunk: list[Candidate], modes: Mapping[str, Mode]) -> dict[str, Mode]:
-    return {name: modes[name] for candidate in chunk for name in (candidate.a, candidate.b)}
+def _known_of(chunk: list[Candidate], known: Mapping[str, Known]) -> dict[str, Known]:
+    return {name: known[name] for candidate in chunk for name in (candidate.a, candidate.b)}
 
 
 def _align_chunk(job: tuple) -> list[tuple]:
     """Align a chunk of candidates in a worker, reading the files under ``root``."""
-    root, modes, chunk, ignored, settings = job
-    documents = _ChunkDocuments(root, modes, [name for c in chunk for name in (c.a, c.b)])
+    root, known, chunk, ignored, settings = job
+    documents = _ChunkDocuments(root, known, [name for c in chunk for name in (c.a, c.b)])
     return [
         (r.a.name, r.b.name, r.passages, r.a_covered, r.b_covered, r.a_units, r.b_units)
         for r in align_candidates(chunk, documents.load, ignored, settings)
@@ -126,9 +130,9 @@ class _ChunkDocuments:
     needed and cut into sentences together (engine/joined); at most _WORKER_CHARS
     characters of text are kept, and units only for the last _WORKER_UNITS."""
 
-    def __init__(self, root: Path, modes: Mapping[str, Mode], needed: list[str]) -> None:
+    def __init__(self, root: Path, known: Mapping[str, Known], needed: list[str]) -> None:
         self.root = root
-        self.modes = modes
+        self.known = known
         self.order = list(dict.fromkeys(needed))
         self.place = {name: i for i, name in enumerate(self.order)}
         self.cache: OrderedDict[str, Document] = OrderedDict()
@@ -166,4 +170,7 @@ class _ChunkDocuments:
 
     def _read(self, rel: str) -> Document:
         path = self.root / rel
-        return Document(rel, read_document(path, read_bytes(path, rel)), self.modes[rel])
+        mode, units = self.known[rel]
+        document = Document(rel, read_document(path, read_bytes(path, rel)), mode)
+        document.assume_unit_count(units)  # no need to cut it up unless a passage is found
+        return document

@@ -243,7 +243,8 @@ class Workspace:
                 if info is not None:
                     to_read.append((rel, info))
         jobs = [
-            (self.root / rel, rel, self.config.mode_for(rel), info.st_size) for rel, info in to_read
+            (os.path.join(self.root, rel), rel, self.config.mode_for(rel), info.st_size)
+            for rel, info in to_read
         ]
         prepared = _prepare_all(jobs)
         for (rel, info), result in zip(
@@ -275,7 +276,7 @@ class Workspace:
     def _unchanged_or_stat(self, rel: str, changes: Changes) -> os.stat_result | None:
         """None if the indexed version is current (by size, time and mode), else its stat."""
         try:
-            info = (self.root / rel).stat()
+            info = os.stat(os.path.join(self.root, rel))  # no Path: thousands of files
         except FileNotFoundError:
             raise NotText(rel, "vanished while the workspace was read") from None
         if info.st_size > self.config.max_file_size:
@@ -461,8 +462,8 @@ class Workspace:
         with self.lock:
             aligner = None
             if parallel:
-                modes = {e.name: e.mode for e in self.index.entries()}
-                aligner = parallel_aligner(self.root, modes, self.document)
+                known = {e.name: (e.mode, e.units) for e in self.index.entries()}
+                aligner = parallel_aligner(self.root, known, self.document)
             results = matching.all_pairs(
                 self.index, self.document, self.settings(), progress, aligner
             )
@@ -519,7 +520,7 @@ BATCH_FILES = 256
 #: ... and of at most this many bytes, unless one file is larger.
 BATCH_BYTES = 1 << 20
 
-_Job = tuple[Path, str, Mode, int]  # path, root-relative name, mode, size in bytes
+_Job = tuple[str, str, Mode, int]  # path, root-relative name, mode, size in bytes
 
 
 def _prepare_batch(jobs: list[_Job]) -> list[_Prepared | NotText]:

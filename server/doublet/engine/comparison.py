@@ -146,14 +146,11 @@ def _aligned(
         alignment = SentenceAlignment(
             a.sentences.without(*_left_out(a, fa)), b.sentences.without(*_left_out(b, fb))
         )
-        passages = with_paraphrase(
-            passages,
-            alignment.fragments(),
-            alignment.similarity,
-            a.units,
-            b.units,
-            options.min_length,
-        )
+        fragments = alignment.fragments()
+        if fragments or passages:  # units (cut up again if dropped) only when needed
+            passages = with_paraphrase(
+                passages, fragments, alignment.similarity, a.units, b.units, options.min_length
+            )
     return PairResult(
         a,
         b,

@@ -138,6 +138,12 @@ class Document:
             self._lexicon = self.mode.lexicon(self.text, self.name)
         return self._lexicon
 
+    def assume_unit_count(self, count: int) -> None:
+        """Take the number of units as known (from the index, for this same text), so
+        that it is not cut up only to count them."""
+        if self._units is None:
+            self._unit_count = count
+
     def use_keys(self, keys: DocumentKeys) -> None:
         """Take keys computed earlier from this same text and mode."""
         self._fingerprints = keys.fingerprints
