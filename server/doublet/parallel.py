@@ -154,9 +154,10 @@ class _ChunkDocuments:
         """Read ``rel`` and the documents needed next, up to a batch."""
         batch = [self._read(rel)]
         chars = len(batch[0].text)
-        for name in self.order[self.place.get(rel, len(self.order)) + 1 :]:
+        for at in range(self.place.get(rel, len(self.order)) + 1, len(self.order)):
             if len(batch) >= _BATCH_FILES or chars >= _BATCH_CHARS:
                 break
+            name = self.order[at]
             if name not in self.cache and name != rel:
                 batch.append(self._read(name))
                 chars += len(batch[-1].text)
