@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import pairwise
 
 import numpy as np
 
@@ -63,16 +64,19 @@ def fingerprint_each(
     if total == 0:
         return [Fingerprints.empty(k) for _ in range(counts.shape[0])]
     firsts = np.cumsum(counts) - counts  # where each document's k-grams begin in `own`
-    if counts.shape[0] == 1:
-        origin = np.arange(total, dtype=np.int64) + cuts[0]
-    else:
-        origin = np.arange(total, dtype=np.int64) + np.repeat(cuts[:-1] - firsts, counts)
-    own = hashes[origin]  # unit index of k-gram j of `own`: origin[j]
+    if counts.shape[0] == 1:  # one document: its k-grams are all there are, in place
+        shift = cuts[:1]
+        own = hashes[int(cuts[0]) : int(cuts[0]) + total]
+    else:  # unit index of k-gram j of `own`: j + shift[j]
+        shift = np.repeat(cuts[:-1] - firsts, counts)
+        own = hashes[np.arange(total, dtype=np.int64) + shift]
     chosen = winnow(own, window, firsts[counts > 0])
+    at = chosen + (shift if shift.shape[0] == 1 else shift[chosen])  # unit index of each
     if skip is not None and skip.any():
-        chosen = chosen[~skip[origin[chosen]]]
-    bounds = np.searchsorted(chosen, np.append(firsts, total))
+        kept = ~skip[at]
+        chosen, at = chosen[kept], at[kept]
+    bounds = np.searchsorted(chosen, np.append(firsts, total)).tolist()
     return [
-        Fingerprints(own[chosen[lo:hi]], origin[chosen[lo:hi]] - cuts[i], k)
-        for i, (lo, hi) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+        Fingerprints(own[chosen[lo:hi]], at[lo:hi] - cuts[i], k)
+        for i, (lo, hi) in enumerate(pairwise(bounds))
     ]
