@@ -1235,9 +1235,17 @@ def test_a_worker_reads_documents_in_batches_and_keeps_few(
     monkeypatch.setattr(parallel, "_BATCH_FILES", 3)
     monkeypatch.setattr(parallel, "_WORKER_CHARS", 4000)
     documents = parallel._ChunkDocuments(root, known, [n for c in candidates for n in (c.a, c.b)])
+    reads, asked = [], []
+    read, read_from = documents._read, documents._read_from
+    monkeypatch.setattr(documents, "_read", lambda rel: reads.append(rel) or read(rel))
+    monkeypatch.setattr(documents, "_read_from", lambda rel: asked.append(rel) or read_from(rel))
     kept = []
     monkeypatch.setattr(parallel, "_ChunkDocuments", lambda *a: kept.append(documents) or documents)
     batched = parallel._align_chunk((root, known, candidates, ignored, settings))
     assert len(candidates) > 20 and len(alone) > 10
     assert batched == alone
     assert kept and (documents.chars <= 4000 or len(documents.cache) <= 3)
+    # each document is read ahead at most once: one read again after it was dropped
+    # comes alone (reading ahead then would drop documents still needed, and so on)
+    assert len(asked) > len(documents.order)  # the cache was too small to keep them all
+    assert len(reads) - len(asked) < len(documents.order)

@@ -138,6 +138,7 @@ class _ChunkDocuments:
         self.cache: OrderedDict[str, Document] = OrderedDict()
         self.recent: OrderedDict[str, Document] = OrderedDict()
         self.chars = 0
+        self.first_unread = 0  # documents before it in ``order`` were read once already
 
     def load(self, rel: str) -> Document:
         document = self.cache.get(rel)
@@ -151,16 +152,22 @@ class _ChunkDocuments:
         return document
 
     def _read_from(self, rel: str) -> Document:
-        """Read ``rel`` and the documents needed next, up to a batch."""
+        """Read ``rel`` and, the first time it is needed, the documents needed for the
+        first time next, up to a batch (one read again after it was dropped from the
+        cache comes alone: reading ahead then would drop others still needed)."""
         batch = [self._read(rel)]
-        chars = len(batch[0].text)
-        for at in range(self.place.get(rel, len(self.order)) + 1, len(self.order)):
-            if len(batch) >= _BATCH_FILES or chars >= _BATCH_CHARS:
-                break
-            name = self.order[at]
-            if name not in self.cache and name != rel:
-                batch.append(self._read(name))
+        at = self.place.get(rel, -1)
+        if at >= self.first_unread:
+            chars = len(batch[0].text)
+            self.first_unread = at + 1
+            while (
+                self.first_unread < len(self.order)
+                and len(batch) < _BATCH_FILES
+                and chars < _BATCH_CHARS
+            ):
+                batch.append(self._read(self.order[self.first_unread]))
                 chars += len(batch[-1].text)
+                self.first_unread += 1
         split_together(batch)
         for document in batch:
             self.cache[document.name] = document
