@@ -58,16 +58,13 @@ def winnow(hashes: np.ndarray, w: int, starts: np.ndarray | None = None) -> np.n
     sizes = np.diff(starts, append=n)
     positions = np.arange(n, dtype=np.uint64)
     high = hashes & _HIGH
-    rightmost_keys = high | (_LOW - positions)  # the smaller key: the lower hash, then the later
     chosen = []
     short = sizes < w
-    if short.any():  # one window each: its minimum
-        minima = np.minimum.reduceat(rightmost_keys, starts)[short]
+    if short.any():  # one window each: its minimum (the lower hash, then the later)
+        minima = np.minimum.reduceat(high | (_LOW - positions), starts)[short]
         chosen.append((_LOW - (minima & _LOW)).astype(np.int64))
     if not short.all():
-        chosen.append(
-            _window_minima(high, rightmost_keys, positions, w, starts[~short], sizes[~short])
-        )
+        chosen.append(_window_minima(high, positions, w, starts[~short], sizes[~short]))
     kept = np.sort(np.concatenate(chosen)) if len(chosen) > 1 else chosen[0]
     keep = np.empty(kept.shape[0], dtype=bool)
     keep[0] = True
@@ -76,16 +73,11 @@ def winnow(hashes: np.ndarray, w: int, starts: np.ndarray | None = None) -> np.n
 
 
 def _window_minima(
-    high: np.ndarray,
-    rightmost_keys: np.ndarray,
-    positions: np.ndarray,
-    w: int,
-    starts: np.ndarray,
-    sizes: np.ndarray,
+    high: np.ndarray, positions: np.ndarray, w: int, starts: np.ndarray, sizes: np.ndarray
 ) -> np.ndarray:
     """The choice of every window of ``w`` hashes inside one of the documents given
     (``starts``, ``sizes``: each at least ``w``), in order."""
-    rightmost = (_LOW - (sliding_min(rightmost_keys, w) & _LOW)).astype(np.int64)
+    rightmost = (_LOW - (sliding_min(high | (_LOW - positions), w) & _LOW)).astype(np.int64)
     leftmost = (sliding_min(high | positions, w) & _LOW).astype(np.int64)
     windows = sizes - w + 1  # each document's windows begin at start .. start + windows - 1
     inside = None
