@@ -56,7 +56,7 @@ def same(a: np.ndarray, b: np.ndarray) -> bool:
 @given(texts=st.lists(TEXTS, min_size=1, max_size=5))
 def test_sentences_of_joined_texts_are_each_texts_own(texts: list[str]) -> None:
     joined = Joined.of(texts)
-    together = split(joined.text, None, joined.starts.tolist())
+    together = split(joined.text, None, joined.pieces)
     sentence_cuts = joined.cuts(together.starts)
     term_cuts = np.searchsorted(together.owners, sentence_cuts)
     for i, text in enumerate(texts):

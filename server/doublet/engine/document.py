@@ -200,7 +200,7 @@ def _cut_together(mode: Mode, documents: list[Document]) -> None:
     unit_cuts = joined.cuts(units.starts)
     skip = quoted_mask(joined.text, units.starts, joined.pieces) if mode.skip_quotations else None
     prints = fingerprint_each(units, unit_cuts, mode.k, mode.window, mode.salt, skip)
-    sentences = split_sentences(joined.text, chars, joined.starts.tolist())
+    sentences = split_sentences(joined.text, chars, joined.pieces)
     keys = sentence_keys(sentences, units.starts, mode.salt)
     key_cuts = np.searchsorted(keys.positions, unit_cuts)
     for i, document in enumerate(documents):

@@ -234,22 +234,23 @@ class Sentences:
         return np.bincount(hit[inside], minlength=len(self))
 
 
-def split(text: str, chars: Units | None = None, starts: Sequence[int] = (0,)) -> Sentences:
+def split(
+    text: str, chars: Units | None = None, pieces: Sequence[tuple[int, int]] | None = None
+) -> Sentences:
     """Cut ``text`` into sentences; short ones (a heading, "Yes.") join the next.
 
     ``chars`` are the text's character units (engine/chars), if already made.
-    ``text`` may be several documents joined (engine/joined), each beginning at
-    one of ``starts``: each is cut as it would be alone, and a short sentence
-    joins only sentences of its own document.
+    ``text`` may be several documents joined (engine/joined), ``pieces`` the
+    ``[start, end)`` of each: each is cut as it would be alone, and a short
+    sentence joins only sentences of its own document.
     """
     bounds, firsts = [], []
-    ends = [*starts[1:], len(text) + 1]
-    for start, end in zip(starts, ends, strict=True):
+    for start, end in pieces or [(0, len(text))]:
         firsts.append(len(bounds) // 2)
         bounds.append(start)
-        for match in _SENTENCE_END.finditer(text, start, end - 1):
+        for match in _SENTENCE_END.finditer(text, start, end):
             bounds.extend(match.span(match.lastindex or 0))
-        bounds.append(end - 1)
+        bounds.append(end)
     sentence_starts = np.array(bounds[0::2], dtype=np.int64)
     sentence_ends = np.array(bounds[1::2], dtype=np.int64)
     at, ids = word_terms(text, chars)
@@ -276,7 +277,7 @@ def split_each(texts: Sequence[str]) -> list[Sentences]:
     if not texts:
         return []
     joined = Joined.of(texts)
-    together = split(joined.text, None, joined.starts.tolist())
+    together = split(joined.text, None, joined.pieces)
     sentence_cuts = joined.cuts(together.starts).tolist()
     term_cuts = np.searchsorted(together.owners, sentence_cuts).tolist()
     starts, ends = together.starts, together.ends
