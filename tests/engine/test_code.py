@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from doublet.engine.code import CODE_EXTENSIONS, UnknownLanguage, code_units, lexer_for
@@ -224,6 +224,8 @@ python_like = st.lists(
 
 
 @given(python_like)
+@example("\ud800")  # a lone surrogate as a token of its own (it once raised)
+@example("x = '\udcff'")
 def test_spans_are_inside_the_text_and_not_layout(text: str) -> None:
     units = code_units(text, "a.py", keep_comments=True)
     assert units.text_length == len(text)

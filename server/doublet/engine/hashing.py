@@ -37,9 +37,13 @@ def mix64(values: np.ndarray, salt: int = 0) -> np.ndarray:
 
 
 def salt_of(name: str) -> int:
-    """A stable 64-bit salt from a name (Python's hash() is randomized per process)."""
+    """A stable 64-bit salt from a name (Python's hash() is randomized per process).
+
+    Lone surrogates (a token of a file decoded with errors kept) are hashed as
+    their code units rather than refused.
+    """
     value = 0xCBF29CE484222325
-    for byte in name.encode():
+    for byte in name.encode("utf-8", "surrogatepass"):
         value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
     return value
 
