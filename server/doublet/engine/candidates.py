@@ -51,7 +51,7 @@ all.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -435,7 +435,10 @@ def candidates_of(
     In every candidate, A is ``name``. Lexicon keys select nothing here: a pair found
     by them alone shares no passage, and a text's question is where its passages are.
     """
-    allowed = _Partners(index, name, mode, role)
+
+    def allowed(docs: np.ndarray) -> np.ndarray:  # may they be reported against it?
+        return index.may_pair(docs, name, mode.salt, role)
+
     evidence: dict[int, list[int]] = {}
     options = mode.alignment
     pairing = pairing_limit(len(index), max_docs)
@@ -475,17 +478,6 @@ def candidates_of(
     found = [Candidate(name, index.entry_of(d).name, *seeds) for d, seeds in evidence.items()]
     found.sort(key=lambda c: c.b)
     return found, ignored
-
-
-class _Partners:
-    """Which indexed documents may be reported against a query (the index decides)."""
-
-    def __init__(self, index: Index, name: str, mode: Mode, role: Role):
-        self._index, self._name, self._salt, self._role = index, name, mode.salt, role
-
-    def mask(self, docs: np.ndarray) -> np.ndarray:
-        """For each document id in ``docs``, whether it may be reported."""
-        return self._index.may_pair(docs, self._name, self._salt, self._role)
 
 
 def _text_keys(hashes: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -540,12 +532,12 @@ class _Met:
         return [self.wanted[(per_key > limit) | common] for limit in limits]
 
     def seeds(
-        self, skip: np.ndarray, allowed: _Partners
+        self, skip: np.ndarray, allowed: Callable[[np.ndarray], np.ndarray]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every (indexed document, position in the text, position in it) where they share
         a key, keys in ``skip`` left out."""
         ok = ~np.isin(self.wanted[self.which], skip)
-        ok[ok] = allowed.mask(self.doc[ok])
+        ok[ok] = allowed(self.doc[ok])
         which, doc, at = self.which[ok], self.doc[ok], self.at[ok]
         # every occurrence of a key in the text meets every posting of it
         count = self.repeats[which]

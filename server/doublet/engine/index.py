@@ -276,12 +276,7 @@ class _Pairing:
 
     def extend(self, entries: Iterable[Entry | None]) -> None:
         for entry in entries:
-            if entry is None:  # never reported: as a template
-                self.salts.append(0)
-                self.templates.append(True)
-                self.references.append(False)
-                self.groups.append(-1)
-                continue
+            assert entry is not None
             role = entry.role
             self.salts.append(entry.mode.salt)
             self.templates.append(role.template)

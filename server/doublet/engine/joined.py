@@ -33,9 +33,6 @@ class Joined:
         starts = np.cumsum(lengths + len(SEPARATOR)) - lengths - len(SEPARATOR)
         return cls(SEPARATOR.join(texts), starts, lengths)
 
-    def __len__(self) -> int:
-        return int(self.starts.shape[0])
-
     @property
     def pieces(self) -> list[tuple[int, int]]:
         """``[start, end)`` of each text in ``text``."""
