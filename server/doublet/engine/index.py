@@ -289,7 +289,8 @@ class _Pairing:
             self.groups.append(group)
         self._arrays = None
 
-    def allowed(self, doc_ids: np.ndarray, salt: int, role: Role) -> np.ndarray:
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """(salts, templates, references, groups) by id, as arrays."""
         if self._arrays is None:
             self._arrays = (
                 np.array(self.salts, dtype=np.uint64),
@@ -297,7 +298,10 @@ class _Pairing:
                 np.array(self.references, dtype=bool),
                 np.array(self.groups, dtype=np.int64),
             )
-        salts, templates, references, groups = self._arrays
+        return self._arrays
+
+    def allowed(self, doc_ids: np.ndarray, salt: int, role: Role) -> np.ndarray:
+        salts, templates, references, groups = self.arrays()
         if role.template:
             return np.zeros(doc_ids.shape[0], dtype=bool)
         ok = (salts[doc_ids] == np.uint64(salt)) & ~templates[doc_ids]
@@ -489,20 +493,24 @@ class Index:
     def templates(self) -> np.ndarray:
         """Ids of the documents that are templates (kept until the index changes)."""
         if self._templates is None:
-            live = zip(self._entries, self._alive, strict=True)
-            ids = [e.id for e, alive in live if e is not None and alive and e.role.template]
-            self._templates = np.array(ids, dtype=np.int64)
+            _, templates, _, _ = self._pairing_table().arrays()
+            _, alive = self._id_arrays()
+            self._templates = np.flatnonzero(templates & alive).astype(np.int64)
         return self._templates
+
+    def _pairing_table(self) -> _Pairing:
+        """The pairing table, extended to every id."""
+        if self._pairing is None:
+            self._pairing = _Pairing()
+        if len(self._pairing) < len(self._entries):
+            self._pairing.extend(self._entries[len(self._pairing) :])
+        return self._pairing
 
     def may_pair(self, doc_ids: np.ndarray, name: str, salt: int, role: Role) -> np.ndarray:
         """For each of ``doc_ids``, whether that document may be reported against a text
         named ``name``, of a mode salted ``salt``, in ``role`` (:meth:`Role.may_pair`; a
         document is never reported against itself)."""
-        if self._pairing is None:
-            self._pairing = _Pairing()
-        if len(self._pairing) < len(self._entries):
-            self._pairing.extend(self._entries[len(self._pairing) :])
-        ok = self._pairing.allowed(doc_ids, salt, role)
+        ok = self._pairing_table().allowed(doc_ids, salt, role)
         own = self._by_name.get(name)
         if own is not None:
             ok &= doc_ids != own
