@@ -10,7 +10,7 @@ EXT    := client-vscode
 NPM_STAMP := $(EXT)/node_modules/.installed
 VSIX   := $(EXT)/doublet-$(VERSION).vsix
 
-.PHONY: demo test test-python test-extension test-vscode test-deps lint vsix bench bench-quality bench-speed bench-setup clean
+.PHONY: demo test test-python test-extension test-vscode test-report test-deps lint vsix bench bench-quality bench-speed bench-setup clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Doublet needs Python 3.10 or newer; this is " + sys.version.split()[0])'
@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/doublet scan examples
 
-test: test-python test-extension test-vscode
+test: test-python test-extension test-vscode test-report
 
 test-python: $(STAMP) test-deps
 	$(BIN)/ruff check server tests bench
@@ -61,6 +61,12 @@ $(VSIX): $(STAMP) $(NPM_STAMP) $(shell find server -name '*.py') $(wildcard $(EX
 test-vscode: $(VSIX)
 	bash tests/vscode-e2e/setup.sh
 	DOUBLET_VSIX=$(VSIX) node --test tests/vscode-e2e/extension.test.mjs
+
+# The HTML report opened from disk in headless Chromium (tests/report-browser/), with
+# the browser and playwright-core that setup.sh installs for the VS Code tests.
+test-report: $(STAMP)
+	bash tests/vscode-e2e/setup.sh
+	node --test tests/report-browser/report.test.mjs
 
 lint: $(STAMP)
 	$(BIN)/ruff check server tests bench

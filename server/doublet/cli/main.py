@@ -33,6 +33,7 @@ from doublet.config import DEFAULTS, ConfigError
 from doublet.engine.comparison import PairResult
 from doublet.engine.measures import measure_all
 from doublet.engine.modes import MODE_NAMES, MODES
+from doublet.report_html import render_html
 from doublet.skipped import Skipped
 from doublet.workspace import Changes, Workspace
 
@@ -149,11 +150,45 @@ def build_parser() -> argparse.ArgumentParser:
     scan_parser.add_argument(
         "--matrix", action="store_true", help="show a similarity matrix of all documents"
     )
-    scan_parser.add_argument("--format", choices=("text", "json", "csv"), default="text")
+    scan_parser.add_argument(
+        "--format",
+        choices=("text", "json", "csv", "html"),
+        default="text",
+        help="html: the report page of `doublet report`, on standard output",
+    )
     scan_parser.add_argument(
         "--no-index", action="store_true", help="neither read nor write the saved index"
     )
     _add_progress_option(scan_parser)
+
+    report_parser = commands.add_parser(
+        "report",
+        help="the scan as one HTML page: ranked pairs, clusters, pairs side by side",
+        description="Scan as `doublet scan` does and write the result as ONE self-contained "
+        "HTML file (no network, no server): the similarity histogram, ranked pairs to sort "
+        "and filter, clusters, a heatmap for small folders, each pair side by side with "
+        "its passages linked, and each document's partners. Open it in any browser.",
+    )
+    report_parser.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    report_parser.add_argument(
+        "-o",
+        "--output",
+        default="doublet-report.html",
+        metavar="FILE",
+        help="where to write the page (default: doublet-report.html)",
+    )
+    report_parser.add_argument(
+        "--anonymize",
+        action="store_true",
+        help="replace folder and file names by numbered aliases (the same name, the same "
+        "alias) and leave out the title and skipped files' names",
+    )
+    _add_matching_options(report_parser)
+    _add_workspace_options(report_parser)
+    report_parser.add_argument(
+        "--no-index", action="store_true", help="neither read nor write the saved index"
+    )
+    _add_progress_option(report_parser)
 
     index_parser = commands.add_parser(
         "index",
@@ -322,7 +357,9 @@ def _listing(
 def _write(data: dict, args: argparse.Namespace, texts: dict, started: float) -> None:
     """Print a scan-shaped report in the format asked for."""
     count = len(data["documents"])
-    if args.format == "json":
+    if args.format == "html":
+        sys.stdout.write(_html(data, args, texts))
+    elif args.format == "json":
         if getattr(args, "matrix", False):
             data["matrix"] = similarity_matrix(count, data)
         json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
@@ -337,8 +374,45 @@ def _write(data: dict, args: argparse.Namespace, texts: dict, started: float) ->
         sys.stdout.write(render_summary(data, time.perf_counter() - started))
 
 
+def _html(data: dict, args: argparse.Namespace, texts: dict) -> str:
+    """The report page of a scan (report_html), titled with what was scanned."""
+    title = "Doublet report: " + ", ".join(args.paths)
+    threshold = args.configured_threshold  # --threshold, else doublet.toml's min_similarity
+    return render_html(
+        data,
+        {i: d.text for i, d in texts.items()},
+        title=title,
+        threshold=threshold,
+        anonymize=getattr(args, "anonymize", False),
+    )
+
+
+def run_report(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    data, texts = _scan(args)
+    page = _html(data, args, texts)
+    try:
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(page)
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    print(
+        f"{render_summary(data, time.perf_counter() - started).rstrip()}\n"
+        f"Report written to {args.output} ({len(page.encode('utf-8')) / 1e6:.1f} MB).",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def run_scan(args: argparse.Namespace) -> int:
     started = time.perf_counter()
+    data, texts = _scan(args)
+    _write(data, args, texts, started)
+    return 0
+
+
+def _scan(args: argparse.Namespace) -> tuple[dict, dict]:
+    """Scan the paths as the arguments say: the scan's data and its documents by id."""
     show_progress = not args.no_progress
     if len(args.paths) == 1 and os.path.isdir(args.paths[0]):
         workspace = _open_workspace(args.paths[0], args, saved=not args.no_index)
@@ -351,14 +425,13 @@ def run_scan(args: argparse.Namespace) -> int:
     if workspace.selected is None and not args.no_index:
         workspace.save()
     listing = _listing(workspace, shown)
-    if args.matrix and len(listing.names) > MATRIX_LIMIT:
+    args.configured_threshold = workspace.config.min_similarity
+    if getattr(args, "matrix", False) and len(listing.names) > MATRIX_LIMIT:
         raise UsageError(
             f"--matrix shows at most {MATRIX_LIMIT} documents; found {len(listing.names)}"
         )
     results = workspace.pairs(_progress(show_progress, "comparing"), parallel=True)
-    data = scan_data(listing, results, skipped)
-    _write(data, args, texts_of(results, listing), started)
-    return 0
+    return scan_data(listing, results, skipped), texts_of(results, listing)
 
 
 def run_index(args: argparse.Namespace) -> int:
@@ -465,6 +538,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handlers = {
         "scan": run_scan,
+        "report": run_report,
         "index": run_index,
         "similar": run_similar,
         "config": run_config,

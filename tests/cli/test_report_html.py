@@ -1,0 +1,158 @@
+"""`doublet report` and `scan --format html`: one self-contained page holding the scan.
+
+What the page shows in a browser is tested in tests/report-browser (Chromium);
+here: the file is written, holds exactly the scan's data, needs nothing from a
+network, and survives hostile text and names.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from doublet.report_html import anonymous_paths, render_html, report_payload, utf16_offsets
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "tests" / "data" / "clough-stevenson"
+SHARED = (
+    "The vector space model represents documents as vectors of terms, and the weight of "
+    "each term says how much it tells about the document; the cosine of two vectors says "
+    "how alike two documents are, whatever their length. "
+)
+
+
+def doublet(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "doublet", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def page_data(page: str) -> dict:
+    element = r'<script id="report-data" type="application/json">(.*?)</script>'
+    found = re.search(element, page, re.S)
+    assert found, "the page inlines its data"
+    return json.loads(found.group(1))
+
+
+def small_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "answers"
+    (folder / "alice").mkdir(parents=True)
+    (folder / "bob").mkdir()
+    (folder / "alice" / "essay.txt").write_text("One student writes first. " + SHARED * 2, "utf-8")
+    (folder / "bob" / "essay.txt").write_text(SHARED * 2 + "Another ends here.", "utf-8")
+    (folder / "carol.txt").write_text("Nothing in common with anyone at all. " * 8, "utf-8")
+    return folder
+
+
+def test_report_writes_one_page_with_the_scans_data(tmp_path: Path) -> None:
+    folder = small_folder(tmp_path)
+    out = tmp_path / "report.html"
+    run = doublet("report", str(folder), "-o", str(out), "--no-progress", "--no-index")
+    assert run.returncode == 0, run.stderr
+    assert f"Report written to {out}" in run.stderr
+    page = out.read_text("utf-8")
+    scan = json.loads(
+        doublet("scan", str(folder), "--format", "json", "--no-progress", "--no-index").stdout
+    )
+    data = page_data(page)
+    paths = [d["path"] for d in data["documents"]]
+    assert paths == ["alice/essay.txt", "bob/essay.txt", "carol.txt"]
+    assert [(p["a"], p["b"], p["similarity"]) for p in data["pairs"]] == [
+        (p["a"], p["b"], p["similarity"]) for p in scan["pairs"]
+    ]
+    assert data["pairs"] and data["pairs"][0]["passages"] == scan["pairs"][0]["passages"]
+    assert set(data["texts"]) == {"0", "1"}  # only documents in a pair carry their text
+    assert data["texts"]["0"] == (folder / "alice" / "essay.txt").read_text("utf-8")
+    # nothing to fetch: a policy forbids any network, and no URL is loaded
+    assert "default-src 'none'" in page
+    assert not re.search(r'(src|href)="(https?:)?//', page)
+    # scan --format html prints the same page
+    printed = doublet("scan", str(folder), "--format", "html", "--no-progress", "--no-index").stdout
+    assert page_data(printed) == data
+
+
+def test_report_of_an_unwritable_file_is_a_clear_error(tmp_path: Path) -> None:
+    folder = small_folder(tmp_path)
+    run = doublet("report", str(folder), "-o", str(tmp_path / "missing" / "r.html"), "--no-index")
+    assert run.returncode == 2
+    assert "cannot write" in run.stderr
+
+
+def test_anonymized_report_names_nobody(tmp_path: Path) -> None:
+    folder = small_folder(tmp_path)
+    out = tmp_path / "report.html"
+    run = doublet("report", str(folder), "-o", str(out), "--anonymize", "--no-index")
+    assert run.returncode == 0, run.stderr
+    page = out.read_text("utf-8")
+    for name in ("alice", "bob", "carol", str(folder)):  # names of folders and files
+        assert name not in page
+    data = page_data(page)
+    assert [d["path"] for d in data["documents"]] == [
+        "folder-001/document-001.txt",
+        "folder-002/document-001.txt",
+        "document-002.txt",
+    ]
+
+
+def test_anonymous_paths_are_consistent() -> None:
+    aliases = anonymous_paths(["x/a.txt", "y/a.txt", "x/b.py", "a.txt"])
+    assert aliases == {
+        "x/a.txt": "folder-001/document-001.txt",
+        "y/a.txt": "folder-002/document-001.txt",
+        "x/b.py": "folder-001/document-002.py",
+        "a.txt": "document-001.txt",
+    }
+
+
+def test_offsets_become_utf16_and_hostile_text_stays_text() -> None:
+    text = "😀😀 </script><script>alert(1)</script> shared passage \ud800 end"
+    data = {
+        "documents": [{"id": 0, "path": "a\udcff.txt", "chars": len(text), "mode": "prose"}],
+        "pairs": [
+            {
+                "a": 0,
+                "b": 0,
+                "similarity": 1.0,
+                "a_coverage": 1.0,
+                "b_coverage": 1.0,
+                "longest": 5,
+                "passages": [
+                    {
+                        "a": {"start": 2, "end": 5, "line": 1, "end_line": 1},
+                        "b": {"start": 0, "end": len(text), "line": 1, "end_line": 1},
+                        "score": 1.0,
+                        "kind": "verbatim",
+                    }
+                ],
+            }
+        ],
+        "skipped": [],
+    }
+    payload = report_payload(data, {0: text}, title="t")
+    passage = payload["pairs"][0]["passages"][0]
+    assert (passage["a"]["start"], passage["a"]["end"]) == (4, 7)  # two emoji: 2 units each
+    assert passage["b"]["end"] == len(text.encode("utf-16-le", "surrogatepass")) // 2
+    assert payload["texts"]["0"].count("\ufffd") == 1  # a lone surrogate cannot be UTF-8
+    assert payload["documents"][0]["path"] == "a\ufffd.txt"
+    page = render_html(data, {0: text}, title="<b>t</b>")
+    page.encode("utf-8")  # writable
+    assert "<title>&lt;b&gt;t&lt;/b&gt;</title>" in page
+    assert page.count("</script>") == 2  # the data's own cannot close its element
+    assert page_data(page)["texts"]["0"] == payload["texts"]["0"]
+    assert utf16_offsets("abc", [0, 3]) == [0, 3]
+
+
+def test_threshold_comes_from_the_command_line_or_defaults(tmp_path: Path) -> None:
+    folder = small_folder(tmp_path)
+    for args, expected in (((), 0.5), (("--threshold", "0.2"), 0.2)):
+        out = tmp_path / "r.html"
+        run = doublet("report", str(folder), "-o", str(out), "--no-index", *args)
+        assert run.returncode == 0, run.stderr
+        assert page_data(out.read_text("utf-8"))["threshold"] == expected
