@@ -5,10 +5,11 @@
 
 import * as vscode from 'vscode';
 import { compareSideBySide, diagnosticAt, openPassage } from './compare';
+import { WorkspaceReport } from './logic/report';
 import { JsonRange, SimilarPassage } from './logic/similar';
 import { ServerStatus, statusText, statusTooltip } from './logic/status';
 import { pythonExtensionInterpreter } from './python';
-import { showReport } from './reportPanel';
+import { closeReport, showReport } from './reportPanel';
 import { ServerManager } from './server';
 import { SimilarView } from './similarView';
 
@@ -35,6 +36,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const view = new SimilarView();
   manager = new ServerManager(context, output, showStatus);
   context.subscriptions.push(output, status, manager, vscode.window.registerTreeDataProvider('doublet.similar', view));
+  context.subscriptions.push({ dispose: closeReport });
 
   const server = (): ServerManager => manager as ServerManager;
   const register = (name: string, handler: (...args: any[]) => unknown) =>
@@ -77,9 +79,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
 
   register('doublet.showWorkspaceReport', async () => {
-    const report = await vscode.commands.executeCommand('doublet.workspaceReport');
-    if (report) {
-      showReport(report as never);
+    const report = (await vscode.commands.executeCommand('doublet.workspaceReport')) as WorkspaceReport | undefined;
+    if (report?.html) {
+      showReport(report.html);
+    } else if (report) {
+      void vscode.window.showInformationMessage('Doublet: open a folder to see its workspace report.');
     }
   });
 

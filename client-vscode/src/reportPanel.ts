@@ -1,29 +1,28 @@
-// The workspace report in a webview.
+// The workspace report in a webview: the page of `doublet report`, sent by the
+// server (doublet.workspaceReport). One panel, reused: running the command again
+// shows the report of the workspace as it is now.
 
-import * as crypto from 'crypto';
 import * as vscode from 'vscode';
-import { Report, renderReport } from './logic/report';
+import { forWebview } from './logic/report';
 
 let panel: vscode.WebviewPanel | undefined;
 
-export function showReport(report: Report): void {
+export function showReport(page: string): void {
   if (!panel) {
     panel = vscode.window.createWebviewPanel('doublet.report', 'Doublet: Workspace Report', vscode.ViewColumn.Active, {
-      enableScripts: true,
+      enableScripts: true, // the page draws every view with its inline script
+      enableFindWidget: true,
+      retainContextWhenHidden: true, // keep the view, filters and scroll position across tab switches
     });
     panel.onDidDispose(() => {
       panel = undefined;
     });
-    panel.webview.onDidReceiveMessage(async (message: { open?: string; line?: number }) => {
-      if (message.open) {
-        const line = message.line ?? 0;
-        await vscode.window.showTextDocument(vscode.Uri.parse(message.open), {
-          selection: new vscode.Range(line, 0, line, 0),
-          viewColumn: vscode.ViewColumn.Beside,
-        });
-      }
-    });
   }
-  panel.webview.html = renderReport(report, crypto.randomBytes(16).toString('hex'));
+  panel.webview.html = forWebview(page);
   panel.reveal();
+}
+
+/** Close the report (the extension is deactivated). */
+export function closeReport(): void {
+  panel?.dispose();
 }

@@ -1,36 +1,43 @@
 import * as assert from 'assert';
-import { escapeHtml, renderReport } from '../src/logic/report';
+import { forWebview } from '../src/logic/report';
 
-describe('the workspace report', () => {
-  it('escapes everything it shows', () => {
-    assert.strictEqual(escapeHtml(`<b>"x" & 'y'</b>`), '&lt;b&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/b&gt;');
-    const html = renderReport(
-      {
-        documents: 2,
-        pairs: [
-          {
-            a: 'file:///ws/a.txt',
-            b: 'file:///ws/<script>.txt',
-            aPath: 'a.txt',
-            bPath: '<script>.txt',
-            similarity: 0.5,
-            aCoverage: 0.25,
-            bCoverage: 0.75,
-            longest: 300,
-            passages: [{ a: { start: { line: 3 } }, b: { start: { line: 7 } }, score: 1, kind: 'verbatim' }],
-          },
-        ],
-      },
-      'abc',
-    );
-    assert.ok(!html.includes('<script>.txt'));
-    assert.match(html, /&lt;script&gt;\.txt/);
-    assert.match(html, /50%/);
-    assert.match(html, /a\.txt:4/);
-    assert.match(html, /nonce-abc/);
+const CSP = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">`;
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+${CSP}
+<style>body { margin: 0; }</style>
+</head>
+<body>
+<main id="view"></main>
+<script id="report-data" type="application/json">{"t":"<\\/body>"}</script>
+<script>render();</script>
+</body>
+</html>
+`;
+
+describe('the workspace report in a webview', () => {
+  const shown = forWebview(PAGE);
+
+  it('keeps the page as it is, its content security policy included', () => {
+    const added = /<style>body \{ color: inherit;[^<]*<\/style>|<script>\ndocument\.addEventListener[\s\S]*?<\/script>/g;
+    assert.strictEqual(shown.replace(added, ''), PAGE);
+    assert.ok(shown.includes(CSP));
   });
 
-  it('says so when nothing matched', () => {
-    assert.match(renderReport({ documents: 3, pairs: [] }, 'n'), /No pair of documents/);
+  it('adds its style after the page\'s, so that it wins over the webview\'s theme', () => {
+    const style = shown.indexOf('color: inherit');
+    assert.ok(shown.indexOf('body { margin: 0; }') < style && style < shown.indexOf('</head>'));
+  });
+
+  it('adds the script that follows in-page links after the page\'s own, inside <body>', () => {
+    const script = shown.indexOf("closest('a[href^=\"#\"]')");
+    assert.ok(shown.indexOf('render();') < script && script < shown.lastIndexOf('</body>'));
+    assert.match(shown, /location\.hash = link\.getAttribute\('href'\)/);
+  });
+
+  it('adds both even to a page without <head> or <body>', () => {
+    const bare = forWebview('<p>report</p>');
+    assert.match(bare, /^<style>[\s\S]*<p>report<\/p><script>[\s\S]*<\/script>$/);
   });
 });

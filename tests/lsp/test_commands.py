@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -123,36 +124,61 @@ async def test_find_similar_reads_the_open_buffer(client: LanguageClient, folder
     assert await command(client, FIND, uri(folder, "essays/elena-rossi.md")) == []
 
 
+def report_payload(page: str) -> dict:
+    """The data inlined in a report page (what its script draws every view from)."""
+    found = re.search(
+        r'<script id="report-data" type="application/json">(.*?)</script>', page, re.S
+    )
+    assert found, "the page inlines its data"
+    return json.loads(found.group(1))
+
+
+def utf16_slice(text: str, start: int, end: int) -> str:
+    """text[start:end] with JavaScript's offsets (UTF-16 units), as the page's script reads them."""
+    return text.encode("utf-16-le", "surrogatepass")[2 * start : 2 * end].decode("utf-16-le")
+
+
 async def test_the_workspace_report_ranks_the_pairs(client: LanguageClient, folder: Path):
     await ready(client)
     report = await command(client, "doublet.workspaceReport")
-    assert report["documents"] == EXAMPLE_DOCUMENTS
-    pairs = report["pairs"]
-    names = [frozenset((p["aPath"], p["bPath"])) for p in pairs]
+    page = report["html"]
+    assert page.startswith("<!doctype html>")
+    assert "default-src 'none'" in page  # self-contained: the page's own CSP forbids fetching
+    data = report_payload(page)
+    assert data["title"] == f"Doublet report: {folder.name}"
+    paths = [d["path"] for d in data["documents"]]
+    assert len(paths) == EXAMPLE_DOCUMENTS == report["documents"]
+    assert paths == sorted(paths) and {ESSAY, SOURCE, EDITED, INDEPENDENT} <= set(paths)
+    pairs = data["pairs"]
+    assert len(pairs) == report["pairs"]
+    names = [frozenset((paths[p["a"]], paths[p["b"]])) for p in pairs]
     assert len(set(names)) == len(names)
-    expected = {
+    assert set(names) == {
         frozenset((ESSAY, SOURCE)),
         frozenset((ESSAY, EDITED)),
         frozenset(("essays/notes-cp1252.txt", "sources/sharing-the-flowers.md")),
         frozenset(("essays/farah-nasser.md", "sources/sharing-the-flowers.md")),
     }
-    assert set(names) == expected
     similarities = [p["similarity"] for p in pairs]
-    assert similarities == sorted(similarities, reverse=True)
+    assert similarities == sorted(similarities, reverse=True)  # best first
     for pair in pairs:
-        assert pair["a"] == uri(folder, pair["aPath"]) and pair["b"] == uri(folder, pair["bPath"])
         assert 0 < pair["similarity"] <= 1
-        assert 0 < pair["aCoverage"] <= 1 and 0 < pair["bCoverage"] <= 1
+        assert 0 < pair["a_coverage"] <= 1 and 0 < pair["b_coverage"] <= 1
         assert pair["longest"] > 0 and pair["passages"]
+    # the page holds the text of every document in a pair, and of no other
+    assert set(data["texts"]) == {str(d) for p in pairs for d in (p["a"], p["b"])}
+    assert str(paths.index(INDEPENDENT)) not in data["texts"]
 
-    [copied] = [p for p in pairs if {p["aPath"], p["bPath"]} == {ESSAY, SOURCE}]
+    [copied] = [p for p in pairs if {paths[p["a"]], paths[p["b"]]} == {ESSAY, SOURCE}]
     [shared] = copied["passages"]
-    ranges = {
-        copied["aPath"]: as_range(shared["a"]),
-        copied["bPath"]: as_range(shared["b"]),
-    }
-    assert ranges == {ESSAY: essay_range(folder), SOURCE: source_range(folder)}
     assert shared["score"] == 1.0 and shared["kind"] == "verbatim"
+    sides = {paths[copied[s]]: (shared[s], data["texts"][str(copied[s])]) for s in ("a", "b")}
+    for rel, lines in ((ESSAY, (13, 22)), (SOURCE, (23, 30))):
+        side, text = sides[rel]
+        assert text == read(folder, rel)
+        assert (side["line"], side["end_line"]) == lines
+        quoted = flat(utf16_slice(text, side["start"], side["end"]))
+        assert quoted.startswith(FIRST_WORDS) and quoted.endswith(LAST_WORDS)
 
 
 async def test_reindex_rebuilds_with_progress_and_returns_the_status(

@@ -1,70 +1,37 @@
-// The workspace report (doublet.workspaceReport) as an HTML page. No VS Code
-// here: unit-tested on its own. Everything shown is escaped.
+// The workspace report (doublet.workspaceReport): the server sends the page of
+// `doublet report` (one renderer, server/doublet/report_html); the extension shows
+// it as it is, with two small additions a VS Code webview needs. No VS Code here:
+// unit-tested on its own.
 
-export interface ReportPair {
-  a: string;
-  b: string;
-  aPath: string;
-  bPath: string;
-  similarity: number;
-  aCoverage: number;
-  bCoverage: number;
-  longest: number;
-  passages: { a: { start: { line: number } }; b: { start: { line: number } }; score: number; kind: string }[];
-}
-
-export interface Report {
-  pairs: ReportPair[];
+export interface WorkspaceReport {
+  /** The self-contained report page; null when the server has no workspace folder. */
+  html: string | null;
+  pairs: number;
   documents: number;
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string);
-}
+// A webview styles <body> with the editor's theme (colour, font, padding) in a CSS
+// layer; the page's own rules win over that, so these only undo what the page leaves
+// to its root: its light page keeps its dark text in a dark editor theme.
+const STYLE = `<style>body { color: inherit; font: inherit; padding: 0; }</style>`;
 
-function percent(value: number): string {
-  return `${Math.round(100 * value)}%`;
-}
-
-/** A link that asks the extension to open a file at a line (handled by the webview script). */
-function link(uri: string, path: string, line: number): string {
-  return `<a href="#" data-uri="${escapeHtml(uri)}" data-line="${line}">${escapeHtml(path)}:${line + 1}</a>`;
-}
-
-export function renderReport(report: Report, nonce: string): string {
-  const rows = report.pairs
-    .map((pair, i) => {
-      const passages = pair.passages
-        .map((p) => `<li>${link(pair.a, pair.aPath, p.a.start.line)} ~ ${link(pair.b, pair.bPath, p.b.start.line)} (${escapeHtml(p.kind)}, ${percent(p.score)} exact)</li>`)
-        .join('');
-      return (
-        `<tr><td>${i + 1}</td><td>${escapeHtml(pair.aPath)}</td><td>${escapeHtml(pair.bPath)}</td>` +
-        `<td>${percent(pair.similarity)}</td><td>${percent(pair.aCoverage)} / ${percent(pair.bCoverage)}</td>` +
-        `<td>${pair.longest}</td></tr><tr class="passages"><td></td><td colspan="5"><ul>${passages}</ul></td></tr>`
-      );
-    })
-    .join('\n');
-  const body = report.pairs.length
-    ? `<table><thead><tr><th>#</th><th>A</th><th>B</th><th>similarity</th><th>covers A / B</th><th>longest (characters)</th></tr></thead><tbody>${rows}</tbody></table>`
-    : '<p>No pair of documents shares a passage above the thresholds.</p>';
-  return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}';">
-<title>Doublet: workspace report</title>
-<style>
-body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); }
-table { border-collapse: collapse; } td, th { padding: 2px 8px; text-align: left; }
-tr.passages td { padding-bottom: 8px; } ul { margin: 0; padding-left: 1.2em; }
-</style></head>
-<body><h2>Doublet: ${report.pairs.length} pair${report.pairs.length === 1 ? '' : 's'} of ${report.documents} documents share passages</h2>
-${body}
-<script nonce="${nonce}">
-const vscode = acquireVsCodeApi();
+// A webview answers a click on an in-page link (<a href="#...">) itself, by scrolling
+// to the element of that id and nothing else; the report's views (#/, #/pair/N,
+// #/doc/N) are routes of the fragment, so follow the link here. Allowed by the page's
+// own CSP (script-src 'unsafe-inline').
+const SCRIPT = `<script>
 document.addEventListener('click', (event) => {
-  const target = event.target.closest('a[data-uri]');
-  if (!target) { return; }
+  const link = event.target instanceof Element ? event.target.closest('a[href^="#"]') : null;
+  if (!link || event.defaultPrevented) { return; }
   event.preventDefault();
-  vscode.postMessage({ open: target.dataset.uri, line: Number(target.dataset.line) });
+  location.hash = link.getAttribute('href');
 });
-</script></body></html>`;
+</script>`;
+
+/** The report page as a webview shows it: the page with the style and script above added. */
+export function forWebview(page: string): string {
+  const head = page.indexOf('</head>');
+  const withStyle = head < 0 ? STYLE + page : page.slice(0, head) + STYLE + page.slice(head);
+  const body = withStyle.lastIndexOf('</body>');
+  return body < 0 ? withStyle + SCRIPT : withStyle.slice(0, body) + SCRIPT + withStyle.slice(body);
 }

@@ -1,6 +1,7 @@
 """What the user can ask of a match: hover, quick fixes and commands.
 
-Every handler here reads the server's last analysis or asks the workspace; the
+Every handler here reads the server's last analysis or asks the workspace (the
+workspace report is the page of ``doublet report``, made by report_html); the
 only thing written is doublet.toml (an ignored match, a reference, a template),
 through a workspace edit or, for the ignore list, directly.
 """
@@ -15,13 +16,16 @@ from typing import TYPE_CHECKING, Any
 import tomlkit
 from lsprotocol import types
 
+from doublet.cli.report import Listing, scan_data, texts_of
 from doublet.config import FILE_NAME
 from doublet.excerpts import excerpt, line_of
 from doublet.lsp.diagnostics import CODE, SOURCE, Match, describe, matches_of
 from doublet.lsp.positions import LineIndex
+from doublet.report_html import render_html
 
 if TYPE_CHECKING:
     from doublet.lsp.server import DoubletServer
+    from doublet.workspace import Workspace
 
 FIND_SIMILAR = "doublet.findSimilar"
 WORKSPACE_REPORT = "doublet.workspaceReport"
@@ -314,35 +318,42 @@ async def find_similar(ls: DoubletServer, args: tuple) -> list[dict]:
 
 
 async def workspace_report(ls: DoubletServer) -> dict:
-    """Every pair of the workspace that shares passages, best first."""
+    """The workspace's report page: the one ``doublet report`` writes (report_html), for
+    the client to show as it is, with the number of pairs and of documents."""
     if ls.project is None:
-        return {"pairs": [], "documents": 0}
-    results = await ls.run(ls.project.pairs)
-    pairs = []
-    for result in results:
-        lines_a, lines_b = ls.lines(result.a.text), ls.lines(result.b.text)
-        pairs.append(
-            {
-                "a": ls.uri_of(result.a.name),
-                "b": ls.uri_of(result.b.name),
-                "aPath": result.a.name,
-                "bPath": result.b.name,
-                "similarity": round(result.similarity, 4),
-                "aCoverage": round(result.a_coverage, 4),
-                "bCoverage": round(result.b_coverage, 4),
-                "longest": result.longest,
-                "passages": [
-                    {
-                        "a": _range_json(lines_a.range(p.a.start, p.a.end)),
-                        "b": _range_json(lines_b.range(p.b.start, p.b.end)),
-                        "score": p.score,
-                        "kind": p.kind,
-                    }
-                    for p in result.passages
-                ],
-            }
-        )
-    return {"pairs": pairs, "documents": len(ls.project.index)}
+        return {"html": None, "pairs": 0, "documents": 0}
+    return await ls.run(report_page, ls.project)
+
+
+def report_page(workspace: Workspace) -> dict:
+    """Every pair of the workspace that shares passages, best first, as a report page
+    (its documents as indexed: an editor's buffers where the index holds them)."""
+    data, texts = report_data(workspace)
+    page = render_html(
+        data,
+        texts,
+        title=f"Doublet report: {workspace.root.name}",
+        threshold=workspace.config.min_similarity,
+    )
+    return {"html": page, "pairs": len(data["pairs"]), "documents": len(data["documents"])}
+
+
+def report_data(workspace: Workspace) -> tuple[dict, dict[int, str]]:
+    """What ``doublet scan --format json`` prints for the workspace (paths relative to its
+    root), and the text of each document of a pair by id."""
+    with workspace.lock:  # the pairs and the listing of one state of the index
+        results = workspace.pairs()
+        rows = workspace.listing()
+        skipped = list(workspace.skipped)
+    names = [name for name, _, _ in rows]
+    listing = Listing(
+        names,
+        {name: chars for name, chars, _ in rows},
+        {name: mode for name, _, mode in rows},
+        {name: name for name in names},
+    )
+    texts = {i: document.text for i, document in texts_of(results, listing).items()}
+    return scan_data(listing, results, skipped), texts
 
 
 async def show_match(ls: DoubletServer, args: tuple) -> dict:
