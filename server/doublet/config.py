@@ -26,6 +26,7 @@ from typing import Any
 
 from pathspec import GitIgnoreSpec
 
+from doublet import lms
 from doublet.engine.candidates import BOILERPLATE_SHARE
 from doublet.engine.modes import MODE_NAMES, MODES, Mode, detect_mode_name
 
@@ -132,8 +133,11 @@ class Config:
         return self._modes[next(names, None) or detect_mode_name(path)]
 
     def is_included(self, relative_path: str | PurePath) -> bool:
-        """Whether a file is scanned at all (``.gitignore`` is the discovery's business)."""
+        """Whether a file is scanned at all (``.gitignore`` is the discovery's business);
+        in a download of submissions, the system's own receipts are not."""
         path = _posix(relative_path)
+        if self.groups == "lms" and lms.is_receipt(path):
+            return False
         return _matches(self._include, path) and not _matches(self._exclude, path)
 
     def is_template(self, relative_path: str | PurePath) -> bool:
@@ -150,6 +154,8 @@ class Config:
         """
         parts = _posix(relative_path).split("/")
         folders = ["/".join(parts[:i]) for i in range(1, len(parts))]
+        if self.groups == "lms":  # a flat download names the student in the file's name
+            return lms.student_of(_posix(relative_path))
         if self.groups == "none" or not folders:
             return None
         if self.groups == "top-level":
@@ -404,12 +410,14 @@ def _boolean(value: Any, key: str, source: str) -> bool:
 
 def _groups(value: Any, key: str, source: str) -> str | tuple[str, ...]:
     if isinstance(value, str) and any(c in value for c in "/*?["):
-        raise _expected(source, key, f'"none", "top-level" or an array, e.g. ["{value}"]', value)
+        raise _expected(
+            source, key, f'"none", "top-level", "lms" or an array, e.g. ["{value}"]', value
+        )
     if isinstance(value, str):
-        return _choice(value, key, source, ("none", "top-level"))
+        return _choice(value, key, source, ("none", "top-level", "lms"))
     if isinstance(value, (list, tuple)):
         return _globs(value, key, source)
-    raise _expected(source, key, '"none", "top-level" or an array of folder patterns', value)
+    raise _expected(source, key, '"none", "top-level", "lms" or an array of folder patterns', value)
 
 
 def _modes(value: Any, key: str, source: str) -> tuple[tuple[str, str], ...]:

@@ -112,7 +112,7 @@ def test_anonymous_paths_are_consistent() -> None:
 
 
 def test_offsets_become_utf16_and_hostile_text_stays_text() -> None:
-    text = "😀😀 </script><script>alert(1)</script> shared passage \ud800 end"
+    text = "😀😀 </script><script>alert(1)</script> <!-- <script> shared passage \ud800 end"
     data = {
         "documents": [{"id": 0, "path": "a\udcff.txt", "chars": len(text), "mode": "prose"}],
         "pairs": [

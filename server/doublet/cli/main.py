@@ -10,30 +10,32 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
-from doublet import __version__
+from doublet import __version__, lms, unzip
 from doublet.cli.report import (
-    Listing,
-    compare_data,
     render_compare_text,
     render_matrix_csv,
     render_matrix_text,
     render_pairs_csv,
     render_pairs_text,
+    render_students_csv,
     render_summary,
-    scan_data,
     similarity_matrix,
-    texts_of,
 )
-from doublet.config import DEFAULTS, ConfigError
+from doublet.config import DEFAULT_SOURCE, DEFAULTS, ConfigError
 from doublet.engine.comparison import PairResult
 from doublet.engine.measures import measure_all
 from doublet.engine.modes import MODE_NAMES, MODES
 from doublet.report_html import render_html
+from doublet.results import compare_data, listing_of, scan_data, texts_of
 from doublet.skipped import Skipped
 from doublet.workspace import Changes, Workspace
 
@@ -113,11 +115,31 @@ def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
         "was given (default: half of the documents, at least 10)",
     )
     parser.add_argument(
+        "--groups",
+        choices=("none", "top-level", "lms"),
+        help="whose files never flag each other: top-level (each top-level folder is one "
+        "author), lms (the student named in a Moodle, Canvas, Blackboard or Brightspace "
+        "download; found by itself in a recognised download), none; overrides groups of "
+        "doublet.toml",
+    )
+    parser.add_argument(
         "--paraphrase",
         choices=("on", "off"),
         help="on: also compare documents sentence by sentence, to find reworded "
         "(paraphrased, summarised) passages in prose (the default); off: copied text "
         "only; overrides paraphrase of doublet.toml",
+    )
+
+
+def _add_input_options(parser: argparse.ArgumentParser) -> None:
+    """What `scan` and `report` read besides the paths: earlier years."""
+    parser.add_argument(
+        "--archive",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="earlier years' submissions (a folder, a file or a .zip; repeatable): "
+        "matched against, never reported among themselves",
     )
 
 
@@ -144,17 +166,21 @@ def build_parser() -> argparse.ArgumentParser:
         "its index is kept in .doublet/, so a second scan reads only what changed. With "
         "files or several paths, they are compared as given.",
     )
-    scan_parser.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    scan_parser.add_argument(
+        "paths", nargs="*", default=["."], metavar="PATH", help="folders, files or .zip files"
+    )
     _add_matching_options(scan_parser)
     _add_workspace_options(scan_parser)
     scan_parser.add_argument(
         "--matrix", action="store_true", help="show a similarity matrix of all documents"
     )
+    _add_input_options(scan_parser)
     scan_parser.add_argument(
         "--format",
-        choices=("text", "json", "csv", "html"),
+        choices=("text", "json", "csv", "html", "students"),
         default="text",
-        help="html: the report page of `doublet report`, on standard output",
+        help="html: the page of `doublet report`, on standard output; students: one CSV "
+        "row per student (group) or document, with its highest similarity and partners",
     )
     scan_parser.add_argument(
         "--no-index", action="store_true", help="neither read nor write the saved index"
@@ -169,7 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
         "and filter, clusters, a heatmap for small folders, each pair side by side with "
         "its passages linked, and each document's partners. Open it in any browser.",
     )
-    report_parser.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    report_parser.add_argument(
+        "paths", nargs="*", default=["."], metavar="PATH", help="folders, files or .zip files"
+    )
     report_parser.add_argument(
         "-o",
         "--output",
@@ -185,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_matching_options(report_parser)
     _add_workspace_options(report_parser)
+    _add_input_options(report_parser)
     report_parser.add_argument(
         "--no-index", action="store_true", help="neither read nor write the saved index"
     )
@@ -283,6 +312,8 @@ def _overrides(args: argparse.Namespace) -> dict:
         values["paraphrase"] = args.paraphrase == "on"
     if getattr(args, "max_docs", None) is not None:
         values["boilerplate"] = max(args.max_docs, 2)
+    if getattr(args, "groups", None) is not None:
+        values["groups"] = args.groups
     return values
 
 
@@ -341,24 +372,13 @@ def _refresh(
     return changes, skipped
 
 
-def _listing(
-    workspace: Workspace, shown: Callable[[str], str], names: Sequence[str] | None = None
-) -> Listing:
-    rows = {name: (chars, mode) for name, chars, mode in workspace.listing()}
-    names = list(rows) if names is None else list(names)
-    return Listing(
-        names,
-        {name: rows[name][0] for name in names},
-        {name: rows[name][1] for name in names},
-        {name: shown(name) for name in names},
-    )
-
-
 def _write(data: dict, args: argparse.Namespace, texts: dict, started: float) -> None:
     """Print a scan-shaped report in the format asked for."""
     count = len(data["documents"])
     if args.format == "html":
         sys.stdout.write(_html(data, args, texts))
+    elif args.format == "students":
+        sys.stdout.write(render_students_csv(data))
     elif args.format == "json":
         if getattr(args, "matrix", False):
             data["matrix"] = similarity_matrix(count, data)
@@ -412,26 +432,140 @@ def run_scan(args: argparse.Namespace) -> int:
 
 
 def _scan(args: argparse.Namespace) -> tuple[dict, dict]:
-    """Scan the paths as the arguments say: the scan's data and its documents by id."""
+    """Scan the paths as the arguments say: the scan's data and its documents by id.
+
+    A .zip is unpacked into a scratch folder first (removed at the end: its index is
+    not kept); earlier years (``--archive``) become references.
+    """
     show_progress = not args.no_progress
-    if len(args.paths) == 1 and os.path.isdir(args.paths[0]):
-        workspace = _open_workspace(args.paths[0], args, saved=not args.no_index)
-        given = [args.paths[0]]
-    else:
-        workspace = _paths_workspace(args.paths, args)
-        given = list(args.paths)
-    shown = _namer(workspace, given)
-    _, skipped = _refresh(workspace, show_progress, shown, named=workspace.selected is not None)
-    if workspace.selected is None and not args.no_index:
-        workspace.save()
-    listing = _listing(workspace, shown)
-    args.configured_threshold = workspace.config.min_similarity
-    if getattr(args, "matrix", False) and len(listing.names) > MATRIX_LIMIT:
-        raise UsageError(
-            f"--matrix shows at most {MATRIX_LIMIT} documents; found {len(listing.names)}"
-        )
-    results = workspace.pairs(_progress(show_progress, "comparing"), parallel=True)
-    return scan_data(listing, results, skipped), texts_of(results, listing)
+    with tempfile.TemporaryDirectory(prefix="doublet-") as scratch:
+        inputs = _Inputs.of(args.paths, args.archive, Path(scratch))
+        workspace, given = _scan_workspace(inputs, args)
+        _recognise_download(workspace, inputs)
+        shown = _namer(workspace, given)
+        named = workspace.selected is not None
+        _, skipped = _refresh(workspace, show_progress, shown, named=named)
+        if workspace.selected is None and not args.no_index and not inputs.unpacked:
+            workspace.save()
+        listing = listing_of(workspace, shown)
+        args.configured_threshold = workspace.config.min_similarity
+        if getattr(args, "matrix", False) and len(listing.names) > MATRIX_LIMIT:
+            raise UsageError(
+                f"--matrix shows at most {MATRIX_LIMIT} documents; found {len(listing.names)}"
+            )
+        results = workspace.pairs(_progress(show_progress, "comparing"), parallel=True)
+        return scan_data(listing, results, inputs.skipped + skipped), texts_of(results, listing)
+
+
+@dataclass
+class _Inputs:
+    """The paths to scan as folders and files on disk, each with how the user named it."""
+
+    paths: list[str]  # a .zip replaced by the folder it was unpacked into
+    given: list[str]
+    archive: list[bool]  # earlier years (--archive)
+    unpacked: bool  # whether any was a .zip
+    skipped: list[Skipped]  # members of a .zip passed over
+
+    @staticmethod
+    def of(paths: Sequence[str], archives: Sequence[str], scratch: Path) -> _Inputs:
+        inputs = _Inputs([], [], [], False, [])
+        for number, (given, archive) in enumerate(
+            [(p, False) for p in paths] + [(p, True) for p in archives]
+        ):
+            if not os.path.lexists(given):
+                raise UsageError(f"no such file or directory: {given}")
+            path = given
+            if given.lower().endswith(".zip") and os.path.isfile(given):
+                path = str(scratch / str(number) / os.path.basename(os.path.abspath(given)))
+                try:
+                    passed = unzip.unpack(given, path)
+                except unzip.UnzipError as exc:
+                    raise UsageError(str(exc)) from None
+                for item in passed:
+                    inputs.skipped.append(Skipped(f"{given}/{item.path}", item.reason))
+                    print(f"doublet: skipped {given}/{item.path}: {item.reason}", file=sys.stderr)
+                inputs.unpacked = True
+            inputs.paths.append(path)
+            inputs.given.append(given)
+            inputs.archive.append(archive)
+        return inputs
+
+
+def _scan_workspace(inputs: _Inputs, args: argparse.Namespace) -> tuple[Workspace, list[str]]:
+    """The workspace to scan, and how the user named each of its tops.
+
+    One folder is a workspace (its doublet.toml, its index); earlier years inside it
+    are references there. Anything else is a workspace in memory of the paths.
+    """
+    folder = inputs.paths[0]
+    if len(inputs.paths) - sum(inputs.archive) == 1 and os.path.isdir(folder):
+        inside = [_inside(p, folder) for p in inputs.paths[1:]]
+        if all(rel is not None for rel in inside):
+            workspace = _open_workspace(
+                folder, args, saved=not args.no_index and not inputs.unpacked
+            )
+            _add_references(workspace, [p for p in inside if p is not None])
+            return workspace, [inputs.given[0]]
+    workspace = _paths_workspace(inputs.paths, args)
+    assert workspace.selected is not None
+    tops = dict(zip(inputs.paths, workspace.selected, strict=True))
+    _add_references(
+        workspace, [tops[p] for p, old in zip(inputs.paths, inputs.archive, strict=True) if old]
+    )
+    return workspace, inputs.given
+
+
+def _inside(path: str, folder: str) -> str | None:
+    """``path`` relative to ``folder`` (posix) if it lies inside it, else None."""
+    full, root = os.path.realpath(path), os.path.realpath(folder)
+    if full == root or not full.startswith(root.rstrip(os.sep) + os.sep):
+        return None
+    return PurePosixPath(Path(os.path.relpath(full, root))).as_posix()
+
+
+def _add_references(workspace: Workspace, tops: Sequence[str]) -> None:
+    """Earlier years: every file under each of ``tops`` (workspace-relative) is a
+    reference, matched against but never reported with another reference."""
+    if not tops:
+        return
+    patterns = [*workspace.config.references]
+    for top in tops:
+        literal = re.sub(r"([\\*?\[\]])", r"\\\1", top)
+        if literal.startswith(("!", "#")):
+            literal = "\\" + literal
+        patterns += [f"/{literal}", f"/{literal}/**"]
+    workspace.config = workspace.config.with_overrides({"references": patterns}, "--archive")
+
+
+def _recognise_download(workspace: Workspace, inputs: _Inputs) -> None:
+    """Group files per student when a path is an LMS download and groups are not set."""
+    if workspace.config.source_of("groups") != DEFAULT_SOURCE:
+        return
+    for path, given, old in zip(inputs.paths, inputs.given, inputs.archive, strict=True):
+        layout = None if old or not os.path.isdir(path) else lms.recognise(_top_entries(path))
+        if layout is not None:
+            workspace.config = workspace.config.with_overrides(
+                {"groups": "lms"}, f"a {layout.name} download"
+            )
+            print(
+                f"doublet: {given} is a {layout.name} download: one submission per student "
+                "(their own files never flag each other)",
+                file=sys.stderr,
+            )
+            return
+
+
+def _top_entries(folder: str) -> list[str]:
+    """The names at the top of a download, below any folders that only wrap it."""
+    for _ in range(3):
+        names = [n for n in os.listdir(folder) if not n.startswith(".")]
+        if len(names) != 1 or not os.path.isdir(os.path.join(folder, names[0])):
+            return names
+        if lms.recognise(names) is not None:
+            return names
+        folder = os.path.join(folder, names[0])
+    return names
 
 
 def run_index(args: argparse.Namespace) -> int:
@@ -484,7 +618,7 @@ def run_similar(args: argparse.Namespace) -> int:
         reason = next((s.reason for s in workspace.skipped if s.path == rel), "not included")
         raise UsageError(f"{args.file} is not a document of the workspace: {reason}")
     results = workspace.similar(rel)
-    listing = _listing(workspace, shown, [rel] + [r.b.name for r in results])
+    listing = listing_of(workspace, shown, [rel] + [r.b.name for r in results])
     data = scan_data(listing, results, skipped)
     args.matrix = False
     _write(data, args, texts_of(results, listing), started)
@@ -524,7 +658,7 @@ def run_compare(args: argparse.Namespace) -> int:
     result = found[0] if found else PairResult.nothing(a, b)
     if result.a is not a:  # a pair found in a scan is ordered by name; keep A first
         result = result.swapped()
-    data = compare_data(_listing(workspace, shown, names), result, measure_all(a, b))
+    data = compare_data(listing_of(workspace, shown, names), result, measure_all(a, b))
     if args.format == "json":
         json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")

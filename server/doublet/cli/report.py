@@ -1,7 +1,6 @@
-"""Reports: scan and compare results as JSON-ready data, text, CSV and a matrix.
-
-The JSON shape is documented in docs/cli.md and kept stable; the text and CSV
-renderings are made from the same data, so every format says the same thing.
+"""The command line's renderings of the results' data (doublet.results): text, CSV
+and a matrix, made from the same data as the JSON, so every format says the same
+thing.
 """
 
 from __future__ import annotations
@@ -9,72 +8,9 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from doublet.engine.comparison import PairResult
 from doublet.engine.document import Document
-from doublet.engine.passages import Side
-from doublet.excerpts import excerpt, line_range, lines_label
-from doublet.skipped import Skipped
-
-
-@dataclass(frozen=True)
-class Listing:
-    """The documents a report is about, numbered: the ids of the JSON output.
-
-    ``shown`` turns an engine name (a path, or a workspace-relative path) into
-    the path printed; the text of a document is needed only for its excerpts,
-    and comes from the results.
-    """
-
-    names: list[str]
-    chars: dict[str, int]
-    modes: dict[str, str]
-    shown: dict[str, str]
-
-    def ids(self) -> dict[str, int]:
-        return {name: i for i, name in enumerate(self.names)}
-
-    def data(self) -> list[dict]:
-        return [
-            {"id": i, "path": self.shown[n], "chars": self.chars[n], "mode": self.modes[n]}
-            for i, n in enumerate(self.names)
-        ]
-
-
-def _side(document: Document, side: Side) -> dict:
-    first, last = line_range(document.text, side.start, side.end)
-    return {"start": side.start, "end": side.end, "line": first, "end_line": last}
-
-
-def pair_data(result: PairResult, ids: dict[str, int]) -> dict:
-    data = {
-        "a": ids[result.a.name],
-        "b": ids[result.b.name],
-        "similarity": round(result.similarity, 4),
-        "exact_coverage": round(result.exact_coverage, 4),
-        "a_coverage": round(result.a_coverage, 4),
-        "b_coverage": round(result.b_coverage, 4),
-        "longest": result.longest,
-        "passages": [
-            {
-                "a": _side(result.a, p.a),
-                "b": _side(result.b, p.b),
-                "score": p.score,
-                "kind": p.kind,
-            }
-            for p in result.passages
-        ],
-    }
-    if result.a.mode.lexical:
-        evidence = result.resemblance
-        data["resemblance"] = {
-            "score": round(evidence.score, 4),
-            "structure": round(evidence.structure, 4),
-            "literals": round(evidence.literals, 4),
-            "names": round(evidence.names, 4),
-        }
-    return data
+from doublet.excerpts import excerpt, lines_label
 
 
 def _resemblance_line(pair: dict) -> str:
@@ -86,28 +22,6 @@ def _resemblance_line(pair: dict) -> str:
         f" {_percent(evidence['structure'])} · literals {_percent(evidence['literals'])}"
         f" · names {_percent(evidence['names'])})\n"
     )
-
-
-def scan_data(listing: Listing, results: Sequence[PairResult], skipped: Sequence[Skipped]) -> dict:
-    ids = listing.ids()
-    return {
-        "documents": listing.data(),
-        "pairs": [pair_data(r, ids) for r in results],
-        "skipped": [{"path": s.path, "reason": s.reason} for s in skipped],
-    }
-
-
-def compare_data(listing: Listing, result: PairResult, measures: dict[str, float]) -> dict:
-    data = {"documents": listing.data()}
-    data.update(pair_data(result, listing.ids()))
-    data["measures"] = {k: round(v, 4) if isinstance(v, float) else v for k, v in measures.items()}
-    return data
-
-
-def texts_of(results: Sequence[PairResult], listing: Listing) -> dict[int, Document]:
-    """The documents of the results by id: what the text renderings quote from."""
-    ids = listing.ids()
-    return {ids[d.name]: d for r in results for d in (r.a, r.b)}
 
 
 def _lines(side: dict) -> str:
@@ -176,6 +90,41 @@ def render_pairs_csv(data: dict) -> str:
                 pair["b_coverage"],
                 pair["longest"],
                 len(pair["passages"]),
+            ]
+        )
+    return out.getvalue()
+
+
+def render_students_csv(data: dict) -> str:
+    """One row per student (a document's group, else the document itself): how many
+    documents, the highest similarity with anyone else and with whom, and every
+    partner with their highest similarity, best first: what an LMS or a committee
+    takes in."""
+    documents = data["documents"]
+    student = [d.get("group") or d["path"] for d in documents]
+    owned: dict[str, int] = {}
+    for name in student:
+        owned[name] = owned.get(name, 0) + 1
+    best: dict[str, dict[str, float]] = {name: {} for name in owned}
+    for pair in data["pairs"]:
+        a, b = student[pair["a"]], student[pair["b"]]
+        if a == b:
+            continue
+        for me, other in ((a, b), (b, a)):
+            best[me][other] = max(best[me].get(other, 0.0), pair["similarity"])
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["student", "documents", "highest_similarity", "closest", "partners"])
+    rows = sorted(best.items(), key=lambda item: (-max(item[1].values(), default=0.0), item[0]))
+    for name, partners in rows:
+        ranked = sorted(partners.items(), key=lambda item: (-item[1], item[0]))
+        writer.writerow(
+            [
+                name,
+                owned[name],
+                ranked[0][1] if ranked else 0.0,
+                ranked[0][0] if ranked else "",
+                "; ".join(f"{other} ({_percent(value)})" for other, value in ranked),
             ]
         )
     return out.getvalue()

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 import tomlkit
 from lsprotocol import types
 
-from doublet.cli.report import Listing, scan_data, texts_of
 from doublet.config import FILE_NAME
 from doublet.excerpts import excerpt, line_of
 from doublet.lsp.diagnostics import CODE, SOURCE, Match, describe, matches_of
 from doublet.lsp.positions import LineIndex
 from doublet.report_html import render_html
+from doublet.results import listing_of, scan_data, texts_of
 
 if TYPE_CHECKING:
     from doublet.lsp.server import DoubletServer
@@ -343,15 +343,8 @@ def report_data(workspace: Workspace) -> tuple[dict, dict[int, str]]:
     root), and the text of each document of a pair by id."""
     with workspace.lock:  # the pairs and the listing of one state of the index
         results = workspace.pairs()
-        rows = workspace.listing()
+        listing = listing_of(workspace, lambda name: name)
         skipped = list(workspace.skipped)
-    names = [name for name, _, _ in rows]
-    listing = Listing(
-        names,
-        {name: chars for name, chars, _ in rows},
-        {name: mode for name, _, mode in rows},
-        {name: name for name in names},
-    )
     texts = {i: document.text for i, document in texts_of(results, listing).items()}
     return scan_data(listing, results, skipped), texts
 

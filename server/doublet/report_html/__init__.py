@@ -72,8 +72,12 @@ def report_payload(
     _relative_to_common_folder(documents)
     if anonymize:
         aliases = anonymous_paths([d["path"] for d in documents])
+        students: dict[str, str] = {}
         for document in documents:
             document["path"] = aliases[document["path"]]
+            if "group" in document:
+                alias = students.setdefault(document["group"], f"student-{len(students) + 1:03d}")
+                document["group"] = alias
     clean = {i: _without_lone_surrogates(t) for i, t in texts.items()}
     pairs = []
     for pair in data["pairs"]:
@@ -155,9 +159,10 @@ def _without_lone_surrogates(text: str) -> str:
 
 
 def _script_json(payload: dict) -> str:
-    """JSON safe inside <script type="application/json">: no "</" can end the element."""
+    """JSON safe inside <script type="application/json">: every "<" escaped (it occurs
+    only inside strings), so neither "</script>" nor "<!--" can end or bend the element."""
     text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+    return text.replace("<", "\\u003c")
 
 
 def _asset(name: str) -> str:

@@ -478,7 +478,8 @@
     return el('div', { id: 'doc-view', 'data-doc': id },
       el('p', { class: 'no-print' }, el('a', { href: '#/' }, '← Overview')),
       el('h1', {}, path(id)),
-      el('p', { class: 'muted' }, `${DOCS[id].mode} · ${DOCS[id].chars} characters · ${partners.length} partners` +
+      el('p', { class: 'muted' }, (DOCS[id].group ? `handed in by ${DOCS[id].group} · ` : '') +
+        `${DOCS[id].mode} · ${DOCS[id].chars} characters · ${partners.length} partners` +
         (cluster ? ` · in a cluster of ${cluster.members.length} at ${percent(state.threshold)}` : '')),
       partners.length
         ? el('table', { id: 'partners' }, el('thead', {}, el('tr', {}, el('th', {}, 'Partner'), el('th', { class: 'num' }, 'Similarity'), el('th', {}, 'Kinds'), el('th', {}, ''))), body)

@@ -1,0 +1,254 @@
+"""The teacher's download as input: a Moodle- and a Canvas-style .zip of real answers.
+
+Built in the tests from the Clough & Stevenson answers (students g0pA … g4pE,
+tasks a and d), some as .docx and .pdf, scanned by the real command: the
+download is recognised, each student's files are one group that never flags
+itself, the copied answers are found, and `--format students` sums it up.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.documents import make_docx, make_pdf
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "tests" / "data" / "clough-stevenson"
+TASKS = ("a", "d")
+
+
+def doublet(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "doublet", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+
+
+def answers() -> dict[str, dict[str, str]]:
+    """student -> task -> text, and the category of each answer."""
+    students: dict[str, dict[str, str]] = {}
+    for task in TASKS:
+        for path in sorted(CORPUS.glob(f"g*_task{task}.txt")):
+            student = path.name.split("_")[0]
+            students.setdefault(student, {})[task] = path.read_text("utf-8", "replace")
+    return students
+
+
+def categories() -> dict[tuple[str, str], str]:
+    rows = csv.DictReader((CORPUS / "file_information.csv").open(encoding="utf-8"))
+    return {(r["File"].split("_")[0], r["Task"]): r["Category"] for r in rows}
+
+
+def as_file(text: str, kind: str) -> bytes:
+    if kind == "docx":
+        return make_docx(text.split("\n"))
+    if kind == "pdf":  # a line of the PDF per ~80 characters: as a word processor would
+        # the standard Helvetica of a minimal PDF has Latin-1 only: typographic quotes go
+        plain = text.translate(str.maketrans("‘’“”–—", "''\"\"--"))
+        plain = plain.encode("latin-1", "replace").decode("latin-1")
+        words, lines, line = plain.split(), [], ""
+        for word in words:
+            if len(line) + len(word) > 80:
+                lines.append(line)
+                line = ""
+            line = f"{line} {word}".strip()
+        return make_pdf([[*lines, line]])
+    return text.encode("utf-8")
+
+
+def moodle_zip(path: Path) -> None:
+    """A folder per student; task a as .docx, task d as .pdf; one student hands in the
+    same essay twice (as .docx and .txt); the sources sit beside, as a teacher adds them."""
+    with zipfile.ZipFile(path, "w") as z:
+        for number, (student, tasks) in enumerate(sorted(answers().items()), 1):
+            folder = f"{student} Surname_{1000 + number}_assignsubmission_file_"
+            z.writestr(f"{folder}/essay_a.docx", as_file(tasks["a"], "docx"))
+            z.writestr(f"{folder}/essay_d.pdf", as_file(tasks["d"], "pdf"))
+            if number == 1:
+                z.writestr(f"{folder}/essay_a_final.txt", as_file(tasks["a"], "txt"))
+        for task in TASKS:
+            z.writestr(f"orig_task{task}.txt", (CORPUS / f"orig_task{task}.txt").read_bytes())
+
+
+def canvas_zip(path: Path) -> None:
+    """Flat files named lastfirst_user_submission_file; late ones marked; one student's
+    work inside a zip of its own."""
+    with zipfile.ZipFile(path, "w") as z:
+        for number, (student, tasks) in enumerate(sorted(answers().items()), 1):
+            name = f"surname{student.lower()}"
+            late = "_LATE" if number % 4 == 0 else ""
+            stem = f"{name}{late}_{2000 + number}_{90000 + number}"
+            if number == 2:
+                inner = io.BytesIO()
+                with zipfile.ZipFile(inner, "w") as nested:
+                    nested.writestr("project/a.txt", as_file(tasks["a"], "txt"))
+                    nested.writestr("project/d.docx", as_file(tasks["d"], "docx"))
+                z.writestr(f"{stem}_project.zip", inner.getvalue())
+                continue
+            z.writestr(f"{stem}_task_a.docx", as_file(tasks["a"], "docx"))
+            z.writestr(f"{stem}_task_d-1.pdf", as_file(tasks["d"], "pdf"))
+
+
+def scanned(archive: Path, *options: str) -> tuple[dict, str]:
+    run = doublet("scan", str(archive), "--format", "json", "--no-progress", *options)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout), run.stderr
+
+
+def student_of_path(document: dict) -> str:
+    return document["group"]
+
+
+@pytest.fixture(scope="module")
+def downloads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("lms")
+    moodle, canvas = folder / "moodle.zip", folder / "canvas.zip"
+    moodle_zip(moodle)
+    canvas_zip(canvas)
+    return {"moodle": moodle, "canvas": canvas}
+
+
+def plagiarised_pairs_found(data: dict, student_of: dict[int, str]) -> None:
+    """Every plagiarised answer of the two tasks pairs with the source it copied."""
+    category = categories()
+    paths = {d["id"]: d["path"] for d in data["documents"]}
+    linked = {(p["a"], p["b"]) for p in data["pairs"]} | {(p["b"], p["a"]) for p in data["pairs"]}
+    sources = {
+        t: next(i for i, p in paths.items() if p.endswith(f"orig_task{t}.txt")) for t in TASKS
+    }
+    checked = 0
+    for doc_id, student in student_of.items():
+        name = paths[doc_id].rsplit("/", 1)[-1]
+        task = "a" if name.startswith(("essay_a", "a.")) or "_task_a" in name else "d"
+        if category[(student, task)] in ("cut", "light", "heavy"):
+            assert (doc_id, sources[task]) in linked, f"{paths[doc_id]} not paired with its source"
+            checked += 1
+    assert checked >= 20
+
+
+def test_a_moodle_download_is_one_submission_per_student(downloads: dict[str, Path]) -> None:
+    data, stderr = scanned(downloads["moodle"])
+    assert "is a Moodle download: one submission per student" in stderr
+    documents = data["documents"]
+    students = {d["group"] for d in documents if "group" in d}
+    assert len(students) == len(answers()) == 19
+    assert all(s.endswith(")") and " Surname (" in s for s in students)  # name (number)
+    kinds = {d["path"].rsplit(".", 1)[-1] for d in documents}
+    assert {"docx", "pdf", "txt"} <= kinds
+    assert all(d["path"].startswith(str(downloads["moodle"]) + "/") for d in documents)
+    group = {d["id"]: d.get("group") for d in documents}
+    for pair in data["pairs"]:  # no student's own files flag each other ...
+        assert group[pair["a"]] is None or group[pair["a"]] != group[pair["b"]]
+    # ... though the student who handed in one essay twice would be their own top pair
+    run = doublet("scan", str(downloads["moodle"]), "--groups", "none", "--format", "json")
+    ungrouped = json.loads(run.stdout)
+    folder = [d["path"].split("/")[-2] for d in ungrouped["documents"]]
+    own = [p for p in ungrouped["pairs"] if folder[p["a"]] == folder[p["b"]]]
+    assert len(own) == 1 and own[0]["similarity"] == 1.0
+    student_of = {d["id"]: d["group"].split(" ")[0] for d in documents if "group" in d}
+    plagiarised_pairs_found(data, student_of)
+
+
+def test_a_canvas_download_with_a_nested_zip(downloads: dict[str, Path]) -> None:
+    data, stderr = scanned(downloads["canvas"])
+    assert "is a Canvas download" in stderr
+    documents = data["documents"]
+    nested = [d for d in documents if "_project.zip/project/" in d["path"]]
+    assert len(nested) == 2, "the zip inside the download was opened"
+    assert len({d["group"] for d in nested}) == 1
+    assert len({d["group"] for d in documents}) == 19
+    group = {d["id"]: d["group"] for d in documents}
+    assert all(group[p["a"]] != group[p["b"]] for p in data["pairs"])
+    # copied answers between students are found: the top pair is two plagiarised answers
+    category = {(student.lower(), task): c for (student, task), c in categories().items()}
+    student = {d["id"]: d["group"].removeprefix("surname").split(" ")[0] for d in documents}
+    for pair in data["pairs"][:10]:
+        name = documents[pair["a"]]["path"].rsplit("/", 1)[-1]
+        task = "a" if "_task_a" in name or name == "a.txt" else "d"
+        assert category[(student[pair["a"]], task)] != "non"
+        assert category[(student[pair["b"]], task)] != "non"
+
+
+def test_students_csv_sums_up_each_student(downloads: dict[str, Path]) -> None:
+    run = doublet("scan", str(downloads["moodle"]), "--format", "students", "--no-progress")
+    assert run.returncode == 0, run.stderr
+    rows = list(csv.DictReader(io.StringIO(run.stdout)))
+    assert len(rows) == 19 + 2  # the students, and the two sources on their own
+    by_name = {r["student"]: r for r in rows}
+    first = next(r for name, r in by_name.items() if name.startswith("g0pA "))
+    assert first["documents"] == "3"
+    highest = [float(r["highest_similarity"]) for r in rows]
+    assert highest == sorted(highest, reverse=True)
+    for row in rows:
+        if float(row["highest_similarity"]) > 0:
+            assert row["closest"] in row["partners"].split(" (")[0] or row["partners"].startswith(
+                row["closest"]
+            )
+
+
+def test_a_zip_that_is_not_one_is_a_clear_error(tmp_path: Path) -> None:
+    fake = tmp_path / "submissions.zip"
+    fake.write_bytes(b"not a zip at all")
+    run = doublet("scan", str(fake))
+    assert run.returncode == 2
+    assert "not a zip archive" in run.stderr
+
+
+def test_earlier_years_are_matched_but_never_among_themselves(tmp_path: Path) -> None:
+    shared = (CORPUS / "orig_taska.txt").read_text("utf-8")
+    new, old = tmp_path / "2025", tmp_path / "2024"
+    new.mkdir()
+    old.mkdir()
+    (new / "copier.txt").write_text(shared, "utf-8")
+    (new / "honest.txt").write_text((CORPUS / "g0pA_taskb.txt").read_text("utf-8"), "utf-8")
+    (old / "first.txt").write_text(shared, "utf-8")
+    (old / "second.txt").write_text(shared, "utf-8")
+    archive = tmp_path / "2024.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(old / "first.txt", "first.txt")
+        z.write(old / "second.txt", "second.txt")
+    for given in (str(old), str(archive)):
+        data, _ = scanned(new, "--archive", given, "--no-index")
+        paths = [d["path"] for d in data["documents"]]
+        names = [p.rsplit("/", 1)[-1] for p in paths]
+        pairs = {frozenset((names[p["a"]], names[p["b"]])) for p in data["pairs"]}
+        assert pairs == {
+            frozenset(("copier.txt", "first.txt")),
+            frozenset(("copier.txt", "second.txt")),
+        }
+    # an archive inside the scanned folder: the folder stays a workspace
+    inside = tmp_path / "course"
+    (inside / "2024").mkdir(parents=True)
+    for name in ("first.txt", "second.txt"):
+        (inside / "2024" / name).write_text(shared, "utf-8")
+    (inside / "copier.txt").write_text(shared, "utf-8")
+    data, _ = scanned(inside, "--archive", str(inside / "2024"), "--no-index")
+    paths = [d["path"] for d in data["documents"]]
+    assert sorted(tuple(sorted((paths[p["a"]], paths[p["b"]]))) for p in data["pairs"]) == sorted(
+        [
+            (f"{inside}/2024/first.txt", f"{inside}/copier.txt"),
+            (f"{inside}/2024/second.txt", f"{inside}/copier.txt"),
+        ]
+    )
+
+
+def test_a_report_of_a_download_names_nobody_when_anonymized(
+    downloads: dict[str, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "report.html"
+    run = doublet("report", str(downloads["moodle"]), "-o", str(out), "--anonymize")
+    assert run.returncode == 0, run.stderr
+    page = out.read_text("utf-8")
+    assert "Surname" not in page and "assignsubmission" not in page
+    assert "student-019" in page and "student-020" not in page
