@@ -8,7 +8,7 @@ stable. Documents are numbered by a `Listing` (no text is read for it).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from doublet.engine.comparison import PairResult
 from doublet.engine.document import Document
@@ -32,6 +32,8 @@ class Listing:
     modes: dict[str, str]
     shown: dict[str, str]
     groups: dict[str, str] = field(default_factory=dict)  # the author, for those in a group
+    #: spans of template text, for documents in a pair that hold some
+    given: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
     def ids(self) -> dict[str, int]:
         return {name: i for i, name in enumerate(self.names)}
@@ -42,6 +44,8 @@ class Listing:
             row = {"id": i, "path": self.shown[n], "chars": self.chars[n], "mode": self.modes[n]}
             if n in self.groups:
                 row["group"] = self.groups[n]
+            if n in self.given:
+                row["given"] = [list(span) for span in self.given[n]]
             rows.append(row)
         return rows
 
@@ -96,6 +100,12 @@ def listing_of(
         {name: shown(name) for name in names},
         {name: group for name, group in groups.items() if group is not None},
     )
+
+
+def with_given(listing: Listing, workspace: Workspace, results: Sequence[PairResult]) -> Listing:
+    """The listing with the template text of every document in a pair (``given``)."""
+    names = dict.fromkeys(d.name for r in results for d in (r.a, r.b))
+    return replace(listing, given=workspace.given_spans(names))
 
 
 def scan_data(listing: Listing, results: Sequence[PairResult], skipped: Sequence[Skipped]) -> dict:

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import numpy as np
+
 from doublet import index_store, parallel
 from doublet.config import Config
 from doublet.config import load as load_config
@@ -33,7 +35,9 @@ from doublet.engine import matching
 from doublet.engine.candidates import boilerplate_limit
 from doublet.engine.comparison import PairResult, passage_digest
 from doublet.engine.document import Document, DocumentKeys, keys_of
+from doublet.engine.given import given_spans
 from doublet.engine.index import Index, Role
+from doublet.engine.index import keys_of as index_keys
 from doublet.engine.modes import Mode
 from doublet.parallel import parallel_aligner
 from doublet.skipped import NotText, Skipped
@@ -441,6 +445,30 @@ class Workspace:
             self._cached_keys -= _size(dropped)
 
     # --- questions ------------------------------------------------------------------
+
+    def given_spans(self, names: Iterable[str]) -> dict[str, list[tuple[int, int]]]:
+        """For each of ``names`` that holds some, the spans of text its templates gave
+        it (engine/given): what a reader sees greyed. Empty without templates."""
+        with self.lock:
+            templates = [e.name for e in self.index.entries() if e.role.template]
+            if not templates:
+                return {}
+            keys = np.unique(
+                np.concatenate(
+                    [index_keys(self.document(t).fingerprints.hashes) for t in templates]
+                )
+            )
+            found = {}
+            for name in names:
+                if name in templates:
+                    continue
+                document = self.document(name)
+                spans = given_spans(
+                    document.text, document.fingerprints, document.units, keys, document.mode.window
+                )
+                if spans:
+                    found[name] = spans
+            return found
 
     def settings(self) -> matching.Settings:
         config = self.config

@@ -156,3 +156,44 @@ def test_threshold_comes_from_the_command_line_or_defaults(tmp_path: Path) -> No
         run = doublet("report", str(folder), "-o", str(out), "--no-index", *args)
         assert run.returncode == 0, run.stderr
         assert page_data(out.read_text("utf-8"))["threshold"] == expected
+
+
+ASSIGNMENT = (
+    "Question one. Explain in your own words how a search engine ranks the documents it "
+    "finds for a query, and say what a weight of a term is and why it matters at all. "
+)
+
+
+def template_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "course"
+    folder.mkdir()
+    (folder / "doublet.toml").write_text('templates = ["assignment.txt"]\n', "utf-8")
+    (folder / "assignment.txt").write_text(ASSIGNMENT, "utf-8")
+    (folder / "ana.txt").write_text(ASSIGNMENT + "\n\n" + SHARED * 2, "utf-8")
+    (folder / "ben.txt").write_text(SHARED * 2 + "\n\n" + ASSIGNMENT, "utf-8")
+    return folder
+
+
+def test_template_text_is_marked_given(tmp_path: Path) -> None:
+    folder = template_folder(tmp_path)
+    run = doublet("scan", str(folder), "--format", "json", "--no-index")
+    data = json.loads(run.stdout)
+    documents = {d["path"].rsplit("/", 1)[-1]: d for d in data["documents"]}
+    assert len(data["pairs"]) == 1
+    ana, ben = documents["ana.txt"], documents["ben.txt"]
+    (start, end), *rest = ana["given"]
+    assert not rest and (start, end) == (0, len(ASSIGNMENT.rstrip()))
+    (start, end), *rest = ben["given"]
+    text = (folder / "ben.txt").read_text("utf-8")
+    assert not rest and (start, end) == (text.index("Question"), len(text.rstrip()))
+    # the passage is the shared text only, and the page greys the rest
+    passage = data["pairs"][0]["passages"][0]
+    assert passage["a"]["start"] >= len(ASSIGNMENT) - 24
+    out = tmp_path / "r.html"
+    assert doublet("report", str(folder), "-o", str(out), "--no-index").returncode == 0
+    shown = {d["path"]: d for d in page_data(out.read_text("utf-8"))["documents"]}
+    assert shown["ana.txt"]["given"] == ana["given"]
+    # no templates, no "given": the JSON of a scan without them is unchanged
+    (folder / "doublet.toml").write_text("", "utf-8")
+    plain = json.loads(doublet("scan", str(folder), "--format", "json", "--no-index").stdout)
+    assert all("given" not in d for d in plain["documents"])

@@ -166,3 +166,26 @@ test('a document lists all its partners', async () => {
   await page.emulateMedia({ media: 'screen' });
   assert.deepEqual(problems, []);
 });
+
+test('text given to everyone (a template) is greyed, not marked', async () => {
+  const folder = path.join(workDir, 'course');
+  fs.mkdirSync(folder);
+  const assignment = 'Question one. Explain in your own words how a search engine ranks the documents it finds for a query, and what the weight of a term is. ';
+  const shared = 'The vector space model represents documents as vectors of terms, and the weight of each term says how much it tells about the document; the cosine of two vectors says how alike two documents are. ';
+  fs.writeFileSync(path.join(folder, 'doublet.toml'), 'templates = ["assignment.txt"]\n');
+  fs.writeFileSync(path.join(folder, 'assignment.txt'), assignment);
+  fs.writeFileSync(path.join(folder, 'ana.txt'), `${assignment}\n\n${shared.repeat(2)}`);
+  fs.writeFileSync(path.join(folder, 'ben.txt'), `${shared.repeat(2)}\n\n${assignment}`);
+  const file = path.join(workDir, 'course.html');
+  doublet('report', folder, '-o', file, '--no-progress', '--no-index');
+  await page.goto(`${pathToFileURL(file).href}#/pair/1`);
+  await page.waitForSelector('#pair-view');
+  for (const side of ['a', 'b']) {
+    const grey = (await page.locator(`#side-${side} .given`).allTextContents()).join('');
+    assert.ok(grey.includes('search engine ranks'), `side ${side} greys the assignment: ${grey}`);
+    const marked = (await page.locator(`#side-${side} mark`).allTextContents()).join('');
+    assert.ok(!marked.includes('search engine ranks'), 'the assignment is not a passage');
+  }
+  await shot('pair-template');
+  assert.deepEqual(problems, []);
+});

@@ -35,7 +35,7 @@ from doublet.engine.comparison import PairResult
 from doublet.engine.measures import measure_all
 from doublet.engine.modes import MODE_NAMES, MODES
 from doublet.report_html import render_html
-from doublet.results import compare_data, listing_of, scan_data, texts_of
+from doublet.results import compare_data, listing_of, scan_data, texts_of, with_given
 from doublet.skipped import Skipped
 from doublet.workspace import Changes, Workspace
 
@@ -454,6 +454,7 @@ def _scan(args: argparse.Namespace) -> tuple[dict, dict]:
                 f"--matrix shows at most {MATRIX_LIMIT} documents; found {len(listing.names)}"
             )
         results = workspace.pairs(_progress(show_progress, "comparing"), parallel=True)
+        listing = with_given(listing, workspace, results)
         return scan_data(listing, results, inputs.skipped + skipped), texts_of(results, listing)
 
 

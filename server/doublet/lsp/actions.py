@@ -21,7 +21,7 @@ from doublet.excerpts import excerpt, line_of
 from doublet.lsp.diagnostics import CODE, SOURCE, Match, describe, matches_of
 from doublet.lsp.positions import LineIndex
 from doublet.report_html import render_html
-from doublet.results import listing_of, scan_data, texts_of
+from doublet.results import listing_of, scan_data, texts_of, with_given
 
 if TYPE_CHECKING:
     from doublet.lsp.server import DoubletServer
@@ -343,7 +343,7 @@ def report_data(workspace: Workspace) -> tuple[dict, dict[int, str]]:
     root), and the text of each document of a pair by id."""
     with workspace.lock:  # the pairs and the listing of one state of the index
         results = workspace.pairs()
-        listing = listing_of(workspace, lambda name: name)
+        listing = with_given(listing_of(workspace, lambda name: name), workspace, results)
         skipped = list(workspace.skipped)
     texts = {i: document.text for i, document in texts_of(results, listing).items()}
     return scan_data(listing, results, skipped), texts

@@ -79,6 +79,13 @@ def report_payload(
                 alias = students.setdefault(document["group"], f"student-{len(students) + 1:03d}")
                 document["group"] = alias
     clean = {i: _without_lone_surrogates(t) for i, t in texts.items()}
+    for document in documents:  # template text, in the page's offsets
+        if "given" in document and document["id"] in clean:
+            text = clean[document["id"]]
+            flat = utf16_offsets(text, [o for span in document["given"] for o in span])
+            document["given"] = [flat[i : i + 2] for i in range(0, len(flat), 2)]
+        else:
+            document.pop("given", None)
     pairs = []
     for pair in data["pairs"]:
         shown = dict(pair)

@@ -413,7 +413,8 @@
       el('h1', {}, `Pair ${rank}: similarity ${percent(pair.similarity)}`),
       el('p', { class: 'muted' }, `${pair.passages.length} passages · longest ${pair.longest} · exact ${percent(pair.exact_coverage || 0)}${evidence}`),
       list,
-      el('p', { class: 'legend' }, 'Click a passage on one side to bring the other side to it. Each passage has one colour on both sides.'),
+      el('p', { class: 'legend' }, 'Click a passage on one side to bring the other side to it. Each passage has one colour on both sides.',
+        DOCS[pair.a].given || DOCS[pair.b].given ? [' ', el('span', { class: 'given' }, 'Grey text'), ' was given to everyone (a template) and does not count.'] : null),
       el('div', { class: 'pair-head' }, head(pair.a, pair.a_coverage), head(pair.b, pair.b_coverage)),
       el('div', { class: 'sides' }, side(pair.a, passages, 'a'), side(pair.b, passages, 'b')),
     );
@@ -422,15 +423,20 @@
   function side(id, passages, which) {
     const text = DATA.texts[String(id)] || '';
     const spans = passages.map((p) => ({ start: p[which].start, end: p[which].end, index: p.index }));
+    const given = (DOCS[id].given || []).map(([start, end]) => ({ start, end }));
     const cuts = new Set([0, text.length]);
-    for (const s of spans) { cuts.add(Math.max(0, s.start)); cuts.add(Math.min(text.length, s.end)); }
+    for (const s of [...spans, ...given]) { cuts.add(Math.max(0, s.start)); cuts.add(Math.min(text.length, s.end)); }
     const bounds = [...cuts].sort((x, y) => x - y);
     const pre = el('pre', { class: 'side', id: `side-${which}`, 'data-doc': id });
     for (let i = 0; i + 1 < bounds.length; i++) {
       const lo = bounds[i], hi = bounds[i + 1];
       const covering = spans.find((s) => s.start <= lo && hi <= s.end);
       const piece = text.slice(lo, hi);
-      if (!covering) { pre.append(document.createTextNode(piece)); continue; }
+      if (!covering) {
+        const template = given.some((s) => s.start <= lo && hi <= s.end);
+        pre.append(template ? el('span', { class: 'given', title: 'text of a template: given to everyone' }, piece) : document.createTextNode(piece));
+        continue;
+      }
       pre.append(el('mark', {
         'data-p': covering.index,
         style: `background:${colour(covering.index, 0.35)}`,
