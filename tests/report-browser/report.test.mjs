@@ -189,3 +189,24 @@ test('text given to everyone (a template) is greyed, not marked', async () => {
   await shot('pair-template');
   assert.deepEqual(problems, []);
 });
+
+test("a submission (one author's documents) lists its partners once each", async () => {
+  const folder = path.join(workDir, 'groups');
+  const shared = fs.readFileSync(path.join(CORPUS, 'orig_taska.txt'), 'utf8');
+  const other = fs.readFileSync(path.join(CORPUS, 'orig_taskb.txt'), 'utf8');
+  fs.mkdirSync(path.join(folder, 'alice'), { recursive: true });
+  fs.mkdirSync(path.join(folder, 'bob'));
+  fs.writeFileSync(path.join(folder, 'doublet.toml'), 'groups = "top-level"\n');
+  fs.writeFileSync(path.join(folder, 'alice', 'draft.txt'), shared);
+  fs.writeFileSync(path.join(folder, 'alice', 'final.txt'), `${shared}\n${other}`);
+  fs.writeFileSync(path.join(folder, 'bob', 'essay.txt'), `${other}\n${shared}`);
+  const file = path.join(workDir, 'groups.html');
+  doublet('report', folder, '-o', file, '--no-progress', '--no-index');
+  await page.goto(`${pathToFileURL(file).href}#/doc/0`);
+  await page.waitForSelector('#submission-view');
+  assert.match(await page.locator('#submission-view h2').innerText(), /alice: 2 documents/);
+  const rows = await page.locator('#submission-partners tbody tr td:first-child').allInnerTexts();
+  assert.deepEqual(rows, ['bob'], 'bob once, though both of alice\'s documents pair with him');
+  await shot('submission');
+  assert.deepEqual(problems, []);
+});

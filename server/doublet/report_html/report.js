@@ -481,6 +481,7 @@
       ));
     }
     const cluster = clusters(state.threshold).find((c) => c.members.includes(id));
+    const student = DOCS[id].group ? submissionView(DOCS[id].group) : null;
     return el('div', { id: 'doc-view', 'data-doc': id },
       el('p', { class: 'no-print' }, el('a', { href: '#/' }, '← Overview')),
       el('h1', {}, path(id)),
@@ -490,6 +491,35 @@
       partners.length
         ? el('table', { id: 'partners' }, el('thead', {}, el('tr', {}, el('th', {}, 'Partner'), el('th', { class: 'num' }, 'Similarity'), el('th', {}, 'Kinds'), el('th', {}, ''))), body)
         : el('p', {}, 'No other document shares a passage with this one.'),
+      student,
+    );
+  }
+
+  // A submission: all documents of one author (a group), and every other author or
+  // document they share passages with, by the best pair between them.
+  function submissionView(group) {
+    const members = DOCS.filter((d) => d.group === group).map((d) => d.id);
+    const own = new Set(members);
+    const best = new Map();
+    for (const p of PAIRS) {
+      if (own.has(p.a) === own.has(p.b)) continue;
+      const other = own.has(p.a) ? p.b : p.a;
+      const key = DOCS[other].group || path(other);
+      if (!best.has(key) || best.get(key).similarity < p.similarity) best.set(key, p);
+    }
+    const rows = [...best.entries()].sort((x, y) => y[1].similarity - x[1].similarity);
+    return el('div', { id: 'submission-view' },
+      el('h2', {}, `The submission of ${group}: ${members.length} document${members.length === 1 ? '' : 's'}`),
+      el('p', {}, members.flatMap((d, i) => [i ? ', ' : '', el('a', { href: `#/doc/${d}` }, path(d))])),
+      rows.length
+        ? el('table', { id: 'submission-partners' },
+          el('thead', {}, el('tr', {}, el('th', {}, 'Shares passages with'), el('th', { class: 'num' }, 'Best pair'), el('th', {}, ''))),
+          el('tbody', {}, rows.map(([key, p]) => el('tr', { class: `pair-row${p.similarity >= state.threshold ? ' above' : ''}`, onclick: () => { location.hash = `#/pair/${p.rank}`; } },
+            el('td', {}, key),
+            el('td', { class: 'num score' }, percent(p.similarity)),
+            el('td', { class: 'num' }, el('a', { href: `#/pair/${p.rank}` }, `pair ${p.rank}`)),
+          ))))
+        : el('p', {}, 'No other submission shares a passage with this one.'),
     );
   }
 
