@@ -62,11 +62,13 @@ test-vscode: $(VSIX)
 	bash tests/vscode-e2e/setup.sh
 	DOUBLET_VSIX=$(VSIX) node --test tests/vscode-e2e/extension.test.mjs
 
-# The HTML report opened from disk in headless Chromium (tests/report-browser/), with
-# the browser and playwright-core that setup.sh installs for the VS Code tests.
+# The HTML report opened from disk in headless Chromium (with the browser and
+# playwright-core of the VS Code tests) and in Firefox (firefox-esr and puppeteer-core,
+# installed by tests/report-browser/setup.sh).
 test-report: $(STAMP)
 	bash tests/vscode-e2e/setup.sh
-	node --test tests/report-browser/report.test.mjs
+	bash tests/report-browser/setup.sh
+	node --test tests/report-browser/report.test.mjs tests/report-browser/firefox.test.mjs
 
 lint: $(STAMP)
 	$(BIN)/ruff check server tests bench
