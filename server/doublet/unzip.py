@@ -58,6 +58,19 @@ def unpack(archive: Path | str, into: Path | str) -> list[Skipped]:
     return budget.skipped
 
 
+def unpack_nested(folder: Path | str) -> list[Skipped]:
+    """Open every .zip under ``folder`` in place (a download unpacked by hand still holds
+    the students' own zips); the members passed over, named by their path in ``folder``."""
+    budget = _Budget(MAX_TOTAL_BYTES, MAX_MEMBERS)
+    root = Path(folder)
+    for here, _, names in os.walk(root):
+        for name in sorted(names):
+            path = Path(here) / name
+            if name.lower().endswith(".zip") and not path.is_symlink() and zipfile.is_zipfile(path):
+                _open_nested(path, path.relative_to(root).as_posix(), 1, budget)
+    return budget.skipped
+
+
 def _unpack(
     zipped: zipfile.ZipFile, target: Path, prefix: str, depth: int, budget: _Budget
 ) -> None:

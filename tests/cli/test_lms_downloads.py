@@ -180,6 +180,20 @@ def test_a_canvas_download_with_a_nested_zip(downloads: dict[str, Path]) -> None
         assert category[(student[pair["b"]], task)] != "non"
 
 
+def test_a_download_unpacked_by_hand_opens_its_zips_too(
+    downloads: dict[str, Path], tmp_path: Path
+) -> None:
+    folder = tmp_path / "canvas"
+    with zipfile.ZipFile(downloads["canvas"]) as z:
+        z.extractall(folder)
+    data, stderr = scanned(folder, "--no-index")
+    assert "is a Canvas download" in stderr
+    nested = [d for d in data["documents"] if "_project.zip/project/" in d["path"]]
+    assert len(nested) == 2 and nested[0]["path"].startswith(f"{folder}/")
+    assert sorted(p.name for p in folder.iterdir())[0].endswith(".docx")  # left as it was
+    assert not (folder / ".doublet").exists()
+
+
 def test_students_csv_sums_up_each_student(downloads: dict[str, Path]) -> None:
     run = doublet("scan", str(downloads["moodle"]), "--format", "students", "--no-progress")
     assert run.returncode == 0, run.stderr

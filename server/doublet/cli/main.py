@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -465,7 +466,7 @@ class _Inputs:
     paths: list[str]  # a .zip replaced by the folder it was unpacked into
     given: list[str]
     archive: list[bool]  # earlier years (--archive)
-    unpacked: bool  # whether any was a .zip
+    unpacked: bool  # whether any was unpacked into the scratch folder (no index kept)
     skipped: list[Skipped]  # members of a .zip passed over
 
     @staticmethod
@@ -477,20 +478,36 @@ class _Inputs:
             if not os.path.lexists(given):
                 raise UsageError(f"no such file or directory: {given}")
             path = given
+            scratch_path = str(scratch / str(number) / os.path.basename(os.path.abspath(given)))
             if given.lower().endswith(".zip") and os.path.isfile(given):
-                path = str(scratch / str(number) / os.path.basename(os.path.abspath(given)))
                 try:
-                    passed = unzip.unpack(given, path)
+                    inputs.passed(given, unzip.unpack(given, scratch_path))
                 except unzip.UnzipError as exc:
                     raise UsageError(str(exc)) from None
-                for item in passed:
-                    inputs.skipped.append(Skipped(f"{given}/{item.path}", item.reason))
-                    print(f"doublet: skipped {given}/{item.path}: {item.reason}", file=sys.stderr)
-                inputs.unpacked = True
+                path = scratch_path
+            elif not archive and _unpacked_download(given):  # its students' zips to open
+                shutil.copytree(given, scratch_path, symlinks=True)
+                inputs.passed(given, unzip.unpack_nested(scratch_path))
+                path = scratch_path
             inputs.paths.append(path)
             inputs.given.append(given)
             inputs.archive.append(archive)
         return inputs
+
+    def passed(self, given: str, skipped: list[Skipped]) -> None:
+        """``given`` was unpacked into a scratch folder, ``skipped`` passed over."""
+        self.unpacked = True
+        for item in skipped:
+            shown = f"{given.rstrip('/')}/{item.path}"
+            self.skipped.append(Skipped(shown, item.reason))
+            print(f"doublet: skipped {shown}: {item.reason}", file=sys.stderr)
+
+
+def _unpacked_download(folder: str) -> bool:
+    """Whether ``folder`` is an LMS download unpacked by hand that still holds zips."""
+    if not os.path.isdir(folder) or not _holds_zips(folder):
+        return False
+    return lms.recognise(_top_entries(folder)) is not None
 
 
 def _scan_workspace(inputs: _Inputs, args: argparse.Namespace) -> tuple[Workspace, list[str]]:
@@ -555,6 +572,15 @@ def _recognise_download(workspace: Workspace, inputs: _Inputs) -> None:
                 file=sys.stderr,
             )
             return
+
+
+def _holds_zips(folder: str) -> bool:
+    """Whether a .zip lies anywhere under ``folder`` (hidden folders aside)."""
+    for _, folders, names in os.walk(folder):
+        folders[:] = [f for f in folders if not f.startswith(".")]
+        if any(n.lower().endswith(".zip") for n in names):
+            return True
+    return False
 
 
 def _top_entries(folder: str) -> list[str]:
