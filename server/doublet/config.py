@@ -342,9 +342,15 @@ def _table(value: Any, key: str, source: str, what: str) -> Mapping[str, Any]:
     return value
 
 
-def _integer(value: Any, key: str, source: str, least: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise _expected(source, key, f"a whole number >= {least}", value)
+#: The largest threshold in units (a passage of a million characters is a book), and
+#: the largest file size: numbers beyond are typing mistakes, not settings.
+MAX_THRESHOLD = 1_000_000
+MAX_FILE_SIZE = 1 << 40
+
+
+def _integer(value: Any, key: str, source: str, least: int, most: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
+        raise _expected(source, key, f"a whole number from {least} to {most:,}", value)
     return value
 
 
@@ -472,7 +478,7 @@ def _ignores(value: Any, key: str, source: str) -> tuple[Ignore, ...]:
 def _check_threshold(value: Any, key: str, source: str) -> int | bool:
     if key.endswith(".keep_comments"):
         return _boolean(value, key, source)
-    return _integer(value, key, source, 0 if key.endswith(".gap") else 1)
+    return _integer(value, key, source, 0 if key.endswith(".gap") else 1, MAX_THRESHOLD)
 
 
 _CHECKS: dict[str, Callable[[Any, str, str], Any]] = {
@@ -480,7 +486,7 @@ _CHECKS: dict[str, Callable[[Any, str, str], Any]] = {
     "severity": lambda v, k, s: _choice(v, k, s, SEVERITIES),
     "paraphrase": _boolean,
     "boilerplate": _boilerplate,
-    "max_file_size": lambda v, k, s: _integer(v, k, s, 1),
+    "max_file_size": lambda v, k, s: _integer(v, k, s, 1, MAX_FILE_SIZE),
     "include": _globs,
     "exclude": _globs,
     "templates": _globs,

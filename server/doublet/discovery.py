@@ -17,8 +17,10 @@ function of the path, so an editor can ask about a file that is not saved yet.
 
 from __future__ import annotations
 
+import logging
 import os
 import stat as stat_module
+from collections.abc import Iterator
 from pathlib import Path
 
 from pathspec import GitIgnoreSpec
@@ -38,6 +40,8 @@ BINARY_EXTENSIONS = frozenset(
     ".dll .so .dylib .o .a .class .jar .pyc .pyo .whl .mp3 .mp4 .wav .ogg .mov .avi .woff "
     ".woff2 .ttf .otf .eot .sqlite .db .bin .iso .dmg .xlsx .pptx .msgpack .DS_Store".split()
 )
+
+log = logging.getLogger(__name__)
 
 _Ignores = list[tuple[str, GitIgnoreSpec]]  # (folder prefix, its .gitignore), root first
 
@@ -75,7 +79,7 @@ class Discovery:
     def _walk(self, top: str, found: list[str], skipped: list[Skipped]) -> None:
         start = self.root / top if top else self.root
         ignores = self._ignores_above(top) if top else []
-        for folder, dirs, files in os.walk(start, followlinks=False):
+        for folder, dirs, files in walk_tree(str(start), skipped, self.root):
             here = Path(folder)
             rel_folder = "" if here == self.root else here.relative_to(self.root).as_posix() + "/"
             if self.config.respect_gitignore:
@@ -162,13 +166,56 @@ def _not_a_document(path: Path | str) -> str | None:
     return None
 
 
+def walk_tree(
+    start: str, skipped: list[Skipped], root: Path
+) -> Iterator[tuple[str, list[str], list[str]]]:
+    """``os.walk`` top-down without following links, as a loop, not a recursion (a
+    folder a thousand deep is walked too); a folder that cannot be listed is a skip
+    with its reason, not silence. The caller may prune ``dirs`` in place."""
+    stack = [start]
+    while stack:
+        folder = stack.pop()
+        dirs: list[str] = []
+        files: list[str] = []
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    try:
+                        is_dir = entry.is_dir(follow_symlinks=False)
+                    except OSError:
+                        is_dir = False
+                    if is_dir or (entry.is_symlink() and os.path.isdir(entry.path)):
+                        dirs.append(entry.name)
+                    else:
+                        files.append(entry.name)
+        except OSError as exc:
+            rel = Path(folder).relative_to(root).as_posix() if folder != str(root) else "."
+            skipped.append(Skipped(rel + "/", f"folder cannot be read ({exc.strerror or exc})"))
+            continue
+        yield folder, dirs, files
+        stack.extend(os.path.join(folder, d) for d in reversed(sorted(dirs)))
+
+
 def _gitignore(path: Path) -> GitIgnoreSpec | None:
+    """A folder's .gitignore; a line git would not take either is left out, logged."""
     try:
-        return GitIgnoreSpec.from_lines(
-            path.read_text(encoding="utf-8", errors="replace").splitlines()
-        )
+        if not path.is_file() or path.is_symlink():
+            return None
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
+    try:
+        return GitIgnoreSpec.from_lines(lines)
+    except Exception:  # one bad pattern (a trailing backslash): keep the others
+        kept = []
+        for number, line in enumerate(lines, 1):
+            try:
+                GitIgnoreSpec.from_lines([line])
+            except Exception as exc:
+                log.warning("%s, line %d: pattern left out (%s)", path, number, exc)
+                continue
+            kept.append(line)
+        return GitIgnoreSpec.from_lines(kept)
 
 
 def _ignored(ignores: _Ignores, rel: str) -> bool:

@@ -99,12 +99,27 @@ def extract(path: Path, data: bytes, decode: Decoder) -> str:
     kinds are read from their container. Raises NotText for unreadable files.
     """
     kind = kind_of(path)
-    if kind in _EXTRACTORS:
-        if not data:
-            raise NotText(path, f"empty .{kind} file")
-        return _EXTRACTORS[kind](path, data, decode)
-    text = decode(data, path)
-    return _MASKS[kind](text) if kind in _MASKS else text
+    try:
+        if kind in _EXTRACTORS:
+            if not data:
+                raise NotText(path, f"empty .{kind} file")
+            text = _EXTRACTORS[kind](path, data, decode)
+            if len(text) > MAX_TEXT:
+                raise NotText(path, f"extracts to more than {MAX_TEXT:,} characters")
+            return text
+        text = decode(data, path)
+        return _MASKS[kind](text) if kind in _MASKS else text
+    except RecursionError:  # nesting no document needs (3,000 "[" in a notebook)
+        raise NotText(path, "nested too deeply to be read") from None
+    except MemoryError:
+        raise NotText(path, "too large to be read into memory") from None
+
+
+#: Characters a rich file (.docx, .odt, .pdf, .ipynb) may extract to: a few kilobytes
+#: of zip can hold a gigabyte of text, or say "200,000,000 spaces here" (ODF's text:s).
+MAX_TEXT = 20_000_000
+#: Bytes the parts of an office file's zip may unpack to, counted as they are read.
+MAX_UNZIPPED = 200_000_000
 
 
 # --- masking helpers ---------------------------------------------------------------------
@@ -460,11 +475,29 @@ def _damaged(path: Path, what: str, exc: BaseException) -> NotText:
 
 
 def _check_zip(path: Path, data: bytes, what: str) -> None:
-    """Office files are zip archives; say plainly when this one is not."""
+    """Office files are zip archives; say plainly when this one is not, or when it
+    unpacks to more than MAX_UNZIPPED bytes (counted as read: sizes in a zip can lie)."""
+    import zipfile
+
     if data.startswith(_OLE_MAGIC):
         raise NotText(path, f"password-protected {what} (or an old binary format renamed)")
     if not data.startswith(b"PK"):
         raise NotText(path, f"damaged {what} (not a zip archive)")
+    left = MAX_UNZIPPED
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            for info in archive.infolist():
+                with archive.open(info) as part:
+                    while chunk := part.read(1 << 20):
+                        left -= len(chunk)
+                        if left < 0:
+                            raise NotText(
+                                path, f"{what} unpacks to more than {MAX_UNZIPPED:,} bytes"
+                            )
+    except NotText:
+        raise
+    except Exception as exc:  # zipfile and zlib errors
+        raise _damaged(path, what, exc) from None
 
 
 def _extract_docx(path: Path, data: bytes, decode: Decoder) -> str:
@@ -614,35 +647,50 @@ def _extract_odt(path: Path, data: bytes, decode: Decoder) -> str:
                 raise NotText(path, "password-protected .odt")
             root = ElementTree.fromstring(archive.read("content.xml"))
         body = root.find(f"{{{_ODT_OFFICE}}}body")
-        return "\n".join(_odt_lines(body)) if body is not None else ""
+        return "\n".join(_odt_lines(body, [MAX_TEXT])) if body is not None else ""
     except NotText:
         raise
+    except _TooLong:
+        raise NotText(path, f"extracts to more than {MAX_TEXT:,} characters") from None
     except Exception as exc:  # zipfile and expat errors, a missing content.xml
         raise _damaged(path, ".odt", exc) from None
 
 
-def _odt_lines(element: Any) -> Iterator[str]:
+class _TooLong(Exception):
+    """The text being extracted passed MAX_TEXT characters."""
+
+
+def _odt_lines(element: Any, left: list[int]) -> Iterator[str]:
     for child in element:
         if child.tag in _ODT_PARAGRAPHS:
-            yield "".join(_odt_inline(child))
+            yield "".join(_odt_inline(child, left))
         else:
-            yield from _odt_lines(child)
+            yield from _odt_lines(child, left)
 
 
-def _odt_inline(element: Any) -> Iterator[str]:
-    """A paragraph's text: spans and links read through, ``text:s`` spaces expanded."""
-    yield element.text or ""
+def _odt_inline(element: Any, left: list[int]) -> Iterator[str]:
+    """A paragraph's text: spans and links read through, ``text:s`` spaces expanded;
+    ``left`` counts down the characters that may still be extracted."""
+
+    def counted(piece: str) -> str:
+        left[0] -= len(piece)
+        if left[0] < 0:
+            raise _TooLong
+        return piece
+
+    yield counted(element.text or "")
     for child in element:
         tag = child.tag
-        if tag == f"{{{_ODT_TEXT}}}s":
-            yield " " * int(child.get(f"{{{_ODT_TEXT}}}c", "1") or 1)
+        if tag == f"{{{_ODT_TEXT}}}s":  # a count no text needs stops at what may be read
+            count = int(child.get(f"{{{_ODT_TEXT}}}c", "1") or 1)
+            yield counted(" " * min(max(count, 0), left[0] + 1))
         elif tag == f"{{{_ODT_TEXT}}}tab":
-            yield "\t"
+            yield counted("\t")
         elif tag == f"{{{_ODT_TEXT}}}line-break":
-            yield "\n"
+            yield counted("\n")
         elif not tag.startswith(_ODT_SKIPPED):
-            yield from _odt_inline(child)
-        yield child.tail or ""
+            yield from _odt_inline(child, left)
+        yield counted(child.tail or "")
 
 
 _EXTRACTORS: dict[str, Callable[[Path, bytes, Decoder], str]] = {

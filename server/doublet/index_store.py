@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -84,8 +85,22 @@ def _write_payload(out: _HashingWriter, data: dict) -> None:
 
 
 def save(index: Index, root: Path) -> Path:
-    """Write the index atomically to ``root/.doublet/index.msgpack``."""
+    """Write the index atomically to ``root/.doublet/index.msgpack``; IndexFileError
+    saying why it cannot be written (``.doublet`` a file, the index a folder, no room)."""
+    try:
+        return _save(index, root)
+    except OSError as exc:
+        raise IndexFileError(
+            index_path(root), f"cannot be written ({exc.strerror or exc})"
+        ) from None
+
+
+def _save(index: Index, root: Path) -> Path:
     folder = root / FOLDER
+    if folder.is_symlink():  # the index is written inside the workspace, nowhere else
+        raise OSError(0, f"{folder} is a symbolic link")
+    if folder.exists() and not folder.is_dir():
+        raise OSError(0, f"{folder} is a file, not a folder")
     folder.mkdir(exist_ok=True)
     ignore = folder / ".gitignore"
     if not ignore.exists():
@@ -118,11 +133,22 @@ def save(index: Index, root: Path) -> Path:
     return target
 
 
+def _read_regular(path: Path) -> bytes:
+    """The bytes of a regular file, never through a link (a link to /dev/zero would
+    read without end) nor from a pipe or a device."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    handle = os.open(path, flags)
+    with os.fdopen(handle, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            raise OSError(0, "not a regular file")
+        return file.read()
+
+
 def load(root: Path) -> Index:
     """The saved index of ``root``, or IndexFileError saying why it cannot be used."""
     path = index_path(root)
     try:
-        raw = path.read_bytes()
+        raw = _read_regular(path)
     except FileNotFoundError:
         raise IndexFileError(path, "no saved index") from None
     except OSError as exc:

@@ -18,6 +18,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from doublet.discovery import walk_tree
 from doublet.skipped import Skipped
 
 #: Bytes one unpacked file may hold (larger members are skipped, not truncated).
@@ -63,7 +64,7 @@ def unpack_nested(folder: Path | str) -> list[Skipped]:
     the students' own zips); the members passed over, named by their path in ``folder``."""
     budget = _Budget(MAX_TOTAL_BYTES, MAX_MEMBERS)
     root = Path(folder)
-    for here, _, names in os.walk(root):
+    for here, _, names in walk_tree(str(root), budget.skipped, root):
         for name in sorted(names):
             path = Path(here) / name
             if name.lower().endswith(".zip") and not path.is_symlink() and zipfile.is_zipfile(path):

@@ -562,11 +562,40 @@ def _prepare_batch(jobs: list[_Job]) -> list[_Prepared | NotText]:
         except NotText as exc:
             results.append(exc)
             continue
+        except Exception as exc:  # a bug of ours or a library's: this file only
+            results.append(_failed(rel, "read", exc))
+            continue
         read.append((len(results), content_digest(data), document))
         results.append(None)
-    for (at, digest, document), keys in zip(read, keys_of([d for _, _, d in read]), strict=True):
-        results[at] = _Prepared(digest, document.mode, len(document.text), keys)
+    try:
+        keyed = keys_of([d for _, _, d in read])
+    except Exception:  # one document broke the batch: key each alone, to find it
+        keyed = [_keys_alone(d) for _, _, d in read]
+    for (at, digest, document), keys in zip(read, keyed, strict=True):
+        if isinstance(keys, NotText):
+            results[at] = keys
+        else:
+            results[at] = _Prepared(digest, document.mode, len(document.text), keys)
     return [r for r in results if r is not None]
+
+
+def _keys_alone(document: Document) -> DocumentKeys | NotText:
+    try:
+        return document.keys
+    except Exception as exc:
+        return _failed(document.name, "cut up", exc)
+
+
+def _failed(rel: str, step: str, exc: BaseException) -> NotText:
+    """An unexpected failure on one file, as a skip with its reason (the traceback is
+    logged at debug level, for a bug report)."""
+    log.debug("%s could not be %s", rel, step, exc_info=exc)
+    detail = str(exc).strip().splitlines()[0][:120] if str(exc).strip() else ""
+    name = type(exc).__name__
+    return NotText(
+        rel,
+        f"could not be {step} ({name}: {detail})" if detail else f"could not be {step} ({name})",
+    )
 
 
 def _batches(jobs: list[_Job]) -> list[list[_Job]]:
@@ -631,7 +660,7 @@ class DebouncedSave:
         try:
             self.workspace.save()
             self.saves += 1
-        except OSError as exc:  # a full disk must not take the daemon down
+        except (OSError, index_store.IndexFileError) as exc:  # a full disk, a file in the way
             log.error("could not save the index: %s", exc)
 
     def flush(self) -> None:

@@ -420,7 +420,7 @@ BAD_SETTINGS = {
     "unknown-key": ('colour = "red"\n', "colour", "unknown key"),
     "unknown-threshold": ("[prose]\nnoize = 10\n", "prose.noize", "did you mean 'noise'?"),
     "bad-value": ("min_similarity = 2\n", "min_similarity", "a number from 0 to 1"),
-    "bad-threshold": ("[prose]\nnoise = 0\n", "prose.noise", "a whole number >= 1"),
+    "bad-threshold": ("[prose]\nnoise = 0\n", "prose.noise", "a whole number from 1 to 1,000,000"),
     "bad-glob": ('exclude = "drafts"\n', "exclude", "an array of glob patterns"),
     "malformed": ("[prose]\nnoise = ten\n", "prose.noise", "malformed TOML"),
 }

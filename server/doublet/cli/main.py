@@ -32,9 +32,11 @@ from doublet.cli.report import (
     similarity_matrix,
 )
 from doublet.config import DEFAULT_SOURCE, DEFAULTS, ConfigError
+from doublet.discovery import walk_tree
 from doublet.engine.comparison import PairResult
 from doublet.engine.measures import measure_all
 from doublet.engine.modes import MODE_NAMES, MODES
+from doublet.index_store import IndexFileError
 from doublet.report_html import render_html
 from doublet.results import compare_data, listing_of, scan_data, texts_of, with_given
 from doublet.skipped import Skipped
@@ -349,10 +351,18 @@ def _namer(workspace: Workspace, given: Sequence[str]) -> Callable[[str], str]:
         top = max((t for t in tops if not t or name == t or name.startswith(t + "/")), key=len)
         rest, base = name[len(top) :].lstrip("/"), spelled[top]
         if not rest:
-            return base
-        return rest if base in (".", "") else base.rstrip("/") + "/" + rest
+            return printable(base)
+        return printable(rest if base in (".", "") else base.rstrip("/") + "/" + rest)
 
     return shown
+
+
+def printable(path: str) -> str:
+    """A file name as valid UTF-8 text: bytes that are not UTF-8 (a name from an old
+    system, kept by Python as surrogate escapes) are shown as ``\\xe9``."""
+    if path.isascii():
+        return path
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _refresh(
@@ -447,7 +457,7 @@ def _scan(args: argparse.Namespace) -> tuple[dict, dict]:
         named = workspace.selected is not None
         _, skipped = _refresh(workspace, show_progress, shown, named=named)
         if workspace.selected is None and not args.no_index and not inputs.unpacked:
-            workspace.save()
+            _save_quietly(workspace)
         listing = listing_of(workspace, shown)
         args.configured_threshold = workspace.config.min_similarity
         if getattr(args, "matrix", False) and len(listing.names) > MATRIX_LIMIT:
@@ -576,7 +586,7 @@ def _recognise_download(workspace: Workspace, inputs: _Inputs) -> None:
 
 def _holds_zips(folder: str) -> bool:
     """Whether a .zip lies anywhere under ``folder`` (hidden folders aside)."""
-    for _, folders, names in os.walk(folder):
+    for _, folders, names in walk_tree(folder, [], Path(folder)):
         folders[:] = [f for f in folders if not f.startswith(".")]
         if any(n.lower().endswith(".zip") for n in names):
             return True
@@ -595,11 +605,23 @@ def _top_entries(folder: str) -> list[str]:
     return names
 
 
+def _save_quietly(workspace: Workspace) -> None:
+    """Save the index for next time; if it cannot be, say why and go on (the answer
+    does not need it)."""
+    try:
+        workspace.save()
+    except IndexFileError as exc:
+        print(f"doublet: the index was not saved: {exc}", file=sys.stderr)
+
+
 def run_index(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     workspace = _open_workspace(args.root, args)
     changes, skipped = _refresh(workspace, not args.no_progress, _namer(workspace, [args.root]))
-    path = workspace.save()
+    try:
+        path = workspace.save()
+    except IndexFileError as exc:
+        raise UsageError(str(exc)) from None
     size = path.stat().st_size / 1e6
     print(
         f"Indexed {len(workspace.index)} documents in {time.perf_counter() - started:.2f} s: "
@@ -636,7 +658,7 @@ def run_similar(args: argparse.Namespace) -> int:
     workspace = _open_workspace(root, args)
     shown = _namer(workspace, [os.path.relpath(root)])
     _, skipped = _refresh(workspace, not args.no_progress, shown)
-    workspace.save()
+    _save_quietly(workspace)
     try:
         rel = workspace.relative(args.file)
     except ValueError:
