@@ -363,7 +363,9 @@ overrides = st.fixed_dictionaries(
         "exclude": st.lists(globs, max_size=3),
         "templates": st.lists(globs, max_size=3),
         "references": st.lists(globs, max_size=3),
-        "groups": st.one_of(st.sampled_from(["none", "top-level", "lms"]), st.lists(globs, max_size=3)),
+        "groups": st.one_of(
+            st.sampled_from(["none", "top-level", "lms"]), st.lists(globs, max_size=3)
+        ),
         "respect_gitignore": st.booleans(),
         "modes": st.dictionaries(globs, st.sampled_from(sorted(MODES)), max_size=3),
         "prose": thresholds("prose"),

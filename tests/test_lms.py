@@ -17,6 +17,8 @@ from doublet.config import DEFAULTS, ConfigError
         ("2024/Jane Doe_123456_assignsubmission_file_/essay.docx", "Jane Doe (123456)"),
         ("doejane_123456_7890123_essay.docx", "doejane (123456)"),
         ("doejane_LATE_123456_7890123_essay-1.docx", "doejane (123456)"),
+        ("doejane_123456_text.html", "doejane (123456)"),
+        ("anon_ab1Cd_7890123_essay.docx", "anonymous ab1Cd"),
         ("Essay 1_jdoe_attempt_2024-03-01-14-05-09_essay.docx", "jdoe"),
         ("123456-789012 - Jane Doe - Mar 1, 2024 205 PM/essay.docx", "Jane Doe"),
         ("123456-789012 - Jane Doe - Sept. 30, 2024 1105 AM - essay.docx", "Jane Doe"),
@@ -28,11 +30,22 @@ def test_each_systems_naming_names_the_student(path: str, student: str | None) -
     assert lms.student_of(path) == student
 
 
-def test_receipts_and_tables_of_contents_are_not_work() -> None:
-    assert lms.is_receipt("Essay 1_jdoe_attempt_2024-03-01-14-05-09.txt")
-    assert not lms.is_receipt("Essay 1_jdoe_attempt_2024-03-01-14-05-09_notes.txt")
+def test_tables_of_contents_are_not_work_but_receipts_are() -> None:
+    assert not lms.is_receipt("Essay 1_jdoe_attempt_2024-03-01-14-05-09.txt")  # typed text
+    assert lms.student_of("Essay 1_jdoe_attempt_2024-03-01-14-05-09.txt") == "jdoe"
     assert lms.is_receipt("index.html") and lms.is_receipt("download/index.html")
     assert not lms.is_receipt("123456-789012 - Jane Doe - Mar 1, 2024 205 PM/index.html")
+
+
+def test_ordinary_folders_are_not_taken_for_downloads() -> None:
+    habits = [
+        ["essay_2024_1_alice.txt", "essay_2024_1_bob.txt", "essay_2024_1_carol.txt"],
+        ["report_2024_01_notes.txt", "report_2024_02_notes.txt", "report_2024_03_notes.txt"],
+        ["test_123_456_main.py", "test_123_457_util.py", "test_124_456_io.py"],
+        ["lab_1_2_solution.py", "lab_1_3_solution.py", "lab_2_1_solution.py"],
+    ]
+    for names in habits:
+        assert lms.recognise(names) is None, names
 
 
 def test_a_download_is_recognised_by_most_of_its_entries() -> None:
@@ -49,8 +62,8 @@ def test_groups_lms_in_the_configuration() -> None:
     config = DEFAULTS.with_overrides({"groups": "lms"}, "test")
     assert config.group_of("doejane_123456_7890123_essay.docx") == "doejane (123456)"
     assert config.group_of("notes.txt") is None
-    assert not config.is_included("Essay 1_jdoe_attempt_2024-03-01-14-05-09.txt")
-    assert config.is_included("Essay 1_jdoe_attempt_2024-03-01-14-05-09_essay.txt")
-    assert DEFAULTS.is_included("index.html")  # only a download's receipts are left out
+    assert not config.is_included("index.html")
+    assert config.is_included("Essay 1_jdoe_attempt_2024-03-01-14-05-09.txt")
+    assert DEFAULTS.is_included("index.html")  # only a download's table of contents
     with pytest.raises(ConfigError, match="'lms'"):
         DEFAULTS.with_overrides({"groups": "moodle"}, "test")

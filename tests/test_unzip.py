@@ -148,3 +148,39 @@ def test_not_a_zip_is_an_error_with_the_reason(tmp_path: Path) -> None:
     archive.write_bytes(b"PK\x03\x04 but nothing else")
     with pytest.raises(unzip.UnzipError, match="not a zip archive"):
         unzip.unpack(archive, tmp_path / "out")
+
+
+def test_members_zipfile_cannot_bound_are_refused_and_long_names_skipped(
+    tmp_path: Path,
+) -> None:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr("packed.txt", b"\0" * 100_000, compress_type=zipfile.ZIP_BZIP2)
+        z.writestr("lz.txt", b"\0" * 100_000, compress_type=zipfile.ZIP_LZMA)
+        z.writestr("x" * 300 + ".txt", b"a name no file system takes")
+        z.writestr("sub\\", b"")  # a folder, as some Windows tools write it
+        z.writestr("sub\\a.txt", b"inside")
+        z.writestr("ok.txt", b"fine")
+    target, skipped = unpacked(tmp_path, out.getvalue())
+    assert files_under(target) == ["ok.txt", "sub/a.txt"]
+    assert skipped["packed.txt"] == skipped["lz.txt"]
+    assert skipped["packed.txt"].startswith("compressed in a way that cannot be read safely")
+    assert skipped["x" * 300 + ".txt"].startswith("cannot be written (File name too long)")
+
+
+def test_a_member_declaring_a_size_beyond_the_limit_is_not_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = build([("big.txt", b"a" * 5_000), ("s.txt", b"s")])
+    monkeypatch.setattr(unzip, "MAX_MEMBER_BYTES", 1_000)
+    opened = []
+    real_open = zipfile.ZipFile.open
+
+    def watched(self, info, *args, **kwargs):
+        opened.append(getattr(info, "filename", info))
+        return real_open(self, info, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", watched)
+    target, skipped = unpacked(tmp_path, data)
+    assert files_under(target) == ["s.txt"] and set(skipped) == {"big.txt"}
+    assert opened == ["s.txt"]  # the declared size was enough to refuse it

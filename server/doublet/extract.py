@@ -107,6 +107,8 @@ def extract(path: Path, data: bytes, decode: Decoder) -> str:
             if len(text) > MAX_TEXT:
                 raise NotText(path, f"extracts to more than {MAX_TEXT:,} characters")
             return text
+        if kind == "html" and _REPORT_MARK in data[:2048]:
+            raise NotText(path, "a Doublet report (its quotes of other documents would match them)")
         text = decode(data, path)
         return _MASKS[kind](text) if kind in _MASKS else text
     except RecursionError:  # nesting no document needs (3,000 "[" in a notebook)
@@ -115,6 +117,8 @@ def extract(path: Path, data: bytes, decode: Decoder) -> str:
         raise NotText(path, "too large to be read into memory") from None
 
 
+#: What the head of Doublet's own report page says (report_html/page.html).
+_REPORT_MARK = b'<meta name="generator" content="Doublet">'
 #: Characters a rich file (.docx, .odt, .pdf, .ipynb) may extract to: a few kilobytes
 #: of zip can hold a gigabyte of text, or say "200,000,000 spaces here" (ODF's text:s).
 MAX_TEXT = 20_000_000

@@ -9,9 +9,12 @@ download is flat):
 - Moodle: ``Full Name_123456_assignsubmission_file_`` (a folder per student and
   plugin), or ``Full Name_123456_assignsubmission_file_essay.docx`` (flat);
   ``onlinetext`` submissions likewise.
-- Canvas: ``lastfirst_123456_7890123_essay.docx``, ``lastfirst_LATE_123456_…``.
+- Canvas: ``lastfirst_123456_7890123_essay.docx``, ``lastfirst_LATE_123456_…``;
+  text entries ``lastfirst_123456_text.html``; graded anonymously
+  ``anon_ab1Cd_7890123_essay.docx``.
 - Blackboard: ``Assignment_username_attempt_2024-03-01-14-05-09_essay.docx``;
-  the ``…_attempt_<date>.txt`` beside it is Blackboard's receipt, not work.
+  the ``…_attempt_<date>.txt`` beside it (Blackboard's receipt, with what the
+  student typed in the submission field) belongs to the student too.
 - Brightspace (D2L): ``123456-789012 - Full Name - Mar 1, 2024 205 PM``
   (a folder per submission) or ``… - Mar 1, 2024 205 PM - essay.docx``; its
   ``index.html`` is the download's table of contents, not work.
@@ -45,8 +48,9 @@ class Layout:
         found = self.pattern.match(first)
         if found is None:
             return None
-        student = " ".join(found.group("student").split())
-        number = found.groupdict().get("user") or found.groupdict().get("id")
+        named = found.groupdict()
+        student = " ".join((named.get("student") or f"anonymous {named.get('anonymous')}").split())
+        number = named.get("user") or (None if named.get("anonymous") else named.get("id"))
         return f"{student} ({number})" if self.numbered and number else student
 
 
@@ -61,8 +65,9 @@ LAYOUTS = (
     ),
     Layout(
         "Canvas",
-        re.compile(
-            r"(?P<student>[^_\s]+)(?:_LATE)?_(?P<user>\d+)_(?P<submission>\d+)_(?P<rest>.+)\Z",
+        re.compile(  # names are lower case letters and digits; "anon" when graded anonymously
+            r"(?:(?P<student>[a-z0-9]+)(?:_LATE)?_(?P<user>\d+)_(?:(?P<submission>\d+)_(?P<rest>.+)"
+            r"|(?:text|link)\.html)|anon_(?P<anonymous>[A-Za-z0-9]+)_(?P<id>\d+)_.+)\Z",
             re.S,
         ),
         numbered=True,
@@ -88,6 +93,7 @@ LAYOUTS = (
 #: The share of a download's top-level entries that must follow one system's pattern
 #: for the download to be taken as that system's (the rest: stray files).
 RECOGNISED_SHARE = 0.6
+_NUMBER = re.compile(r" \(\d+\)\Z")
 
 
 def recognise(first_components: Iterable[str]) -> Layout | None:
@@ -96,15 +102,18 @@ def recognise(first_components: Iterable[str]) -> Layout | None:
     names = [n for n in first_components if not _is_table_of_contents(n)]
     if not names:
         return None
-    counts = Counter(
-        layout.name for name in names for layout in LAYOUTS if layout.student_of(name) is not None
-    )
-    if not counts:
-        return None
-    best, count = counts.most_common(1)[0]
-    if count < RECOGNISED_SHARE * len(names):
-        return None
-    return next(layout for layout in LAYOUTS if layout.name == best)
+    for layout in sorted(LAYOUTS, key=lambda x: -sum(x.student_of(n) is not None for n in names)):
+        students = Counter(  # by name alone: numbers differ where a habit repeats a name
+            _NUMBER.sub("", s) for n in names if (s := layout.student_of(n)) is not None
+        )
+        matched = sum(students.values())
+        if matched < RECOGNISED_SHARE * len(names):
+            return None
+        # a download is many students' work: files that all name one "student" are a
+        # naming habit (report_2024_01_notes.txt, test_123_456_main.py), not a download
+        if len(students) >= 2 and students.most_common(1)[0][1] <= max(2, matched // 2):
+            return layout
+    return None
 
 
 def student_of(relative_path: str) -> str | None:
@@ -120,14 +129,13 @@ def student_of(relative_path: str) -> str | None:
 
 
 def is_receipt(relative_path: str) -> bool:
-    """Whether the file is a system's own listing, not a student's work: Blackboard's
-    ``…_attempt_<date>.txt`` receipt; an ``index.html`` outside every student's folder
-    (Brightspace's table of contents)."""
+    """Whether the file is a system's own listing, not a student's work: an
+    ``index.html`` outside every student's folder (Brightspace's table of contents).
+    Blackboard's ``…_attempt_<date>.txt`` receipt is kept: it holds what the student
+    typed into the submission field, and its own lines are the same for everyone
+    (boilerplate)."""
     name = relative_path.rsplit("/", 1)[-1]
-    if _is_table_of_contents(name):
-        return student_of(relative_path) is None
-    found = LAYOUTS[2].pattern.match(name)
-    return found is not None and found.group("rest").lower() == ".txt"
+    return _is_table_of_contents(name) and student_of(relative_path) is None
 
 
 def _is_table_of_contents(name: str) -> bool:

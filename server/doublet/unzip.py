@@ -11,10 +11,11 @@ like the member, a few levels deep. Whatever is passed over is returned as a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import tempfile
 import zipfile
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -52,7 +53,8 @@ def unpack(archive: Path | str, into: Path | str) -> list[Skipped]:
     try:
         with zipfile.ZipFile(archive) as zipped:
             _unpack(zipped, target, "", 1, budget)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError) as exc:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, ValueError) as exc:
+        # ValueError: UnicodeDecodeError of a name flagged UTF-8 that is not
         raise UnzipError(f"{archive}: not a zip archive that can be read ({exc})") from None
     except OSError as exc:
         raise UnzipError(f"{archive}: {exc.strerror or exc}") from None
@@ -77,18 +79,16 @@ def _unpack(
 ) -> None:
     for info in zipped.infolist():
         shown = prefix + info.filename
-        if info.is_dir():
+        if info.is_dir() or info.filename.endswith("\\"):  # a folder (Windows-made zips too)
             continue
         budget.members_left -= 1
         if budget.members_left < 0:
             budget.skipped.append(Skipped(shown, f"more than {MAX_MEMBERS} files in the archive"))
             return
-        reason = _refused(info)
         relative = _safe_name(info.filename)
-        if relative is None:
-            reason = "a name that would leave the folder"
-        if reason is not None:
-            budget.skipped.append(Skipped(shown, reason))
+        reason = "a name that would leave the folder" if relative is None else _refused(info)
+        if reason is not None or relative is None:
+            budget.skipped.append(Skipped(shown, reason or ""))
             continue
         path = target.joinpath(*relative.parts)
         try:
@@ -97,16 +97,28 @@ def _unpack(
         except (FileExistsError, NotADirectoryError):
             budget.skipped.append(Skipped(shown, "another member of the archive has this name"))
             continue
-        except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
-            budget.skipped.append(Skipped(shown, f"damaged in the archive ({exc})"))
-            path.unlink(missing_ok=True)
+        except Exception as exc:  # damaged data (zlib, bz2, lzma), a name too long, ...
+            budget.skipped.append(Skipped(shown, _why(exc)))
+            _remove(path)
             continue
         if written is None:
             budget.skipped.append(Skipped(shown, _too_large(budget)))
-            path.unlink(missing_ok=True)
+            _remove(path)
             continue
         if relative.suffix.lower() == ".zip" and zipfile.is_zipfile(path):
             _open_nested(path, shown, depth, budget)
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"cannot be written ({exc.strerror})"
+    detail = str(exc).strip().splitlines()[0][:120] if str(exc).strip() else type(exc).__name__
+    return f"damaged in the archive ({detail})"
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink(missing_ok=True)
 
 
 def _open_nested(path: Path, shown: str, depth: int, budget: _Budget) -> None:
@@ -115,14 +127,14 @@ def _open_nested(path: Path, shown: str, depth: int, budget: _Budget) -> None:
         budget.skipped.append(Skipped(shown, f"an archive nested more than {MAX_DEPTH} deep"))
         path.unlink()
         return
-    packed = path.with_name(path.name + ".unpacking")
-    path.rename(packed)
+    packed = Path(tempfile.mkstemp(prefix=".unpacking-", suffix=".zip", dir=path.parent)[1])
+    os.replace(path, packed)  # a name no member can have: nothing is overwritten
     try:
         with zipfile.ZipFile(packed) as inner:
             path.mkdir()
             _unpack(inner, path, shown + "/", depth + 1, budget)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError) as exc:
-        budget.skipped.append(Skipped(shown, f"a damaged archive ({exc})"))
+    except Exception as exc:  # a damaged zip, names that do not decode, ...
+        budget.skipped.append(Skipped(shown, f"a damaged archive ({_why(exc)})"))
     finally:
         packed.unlink()
 
@@ -135,6 +147,11 @@ def _refused(info: zipfile.ZipInfo) -> str | None:
         return "not a regular file"
     if info.flag_bits & 0x1:
         return "encrypted"
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        # bzip2 and LZMA members are decompressed by zipfile without a bound on memory
+        return "compressed in a way that cannot be read safely (only stored and deflated)"
+    if info.file_size > MAX_MEMBER_BYTES:
+        return f"unpacks to more than {MAX_MEMBER_BYTES // 1_000_000} MB"
     return None
 
 
@@ -158,6 +175,7 @@ def _copy(
         while chunk := source.read(_CHUNK):
             written += len(chunk)
             if written > MAX_MEMBER_BYTES or written > budget.bytes_left:
+                budget.bytes_left -= written  # what was unpacked counts, kept or not
                 return None
             out.write(chunk)
     budget.bytes_left -= written

@@ -266,3 +266,59 @@ def test_a_report_of_a_download_names_nobody_when_anonymized(
     page = out.read_text("utf-8")
     assert "Surname" not in page and "assignsubmission" not in page
     assert "student-019" in page and "student-020" not in page
+
+
+def test_what_a_hostile_download_tries_is_undone(tmp_path: Path) -> None:
+    shared = (CORPUS / "orig_taska.txt").read_text("utf-8")
+    download = tmp_path / "canvas.zip"
+    with zipfile.ZipFile(download, "w") as z:
+        # a student hides a copied essay behind a .gitignore inside their project zip
+        inner = io.BytesIO()
+        with zipfile.ZipFile(inner, "w") as nested:
+            nested.writestr(".gitignore", "*\n")
+            nested.writestr("essay.txt", shared)
+        z.writestr("smithann_1001_5001_project.zip", inner.getvalue())
+        z.writestr("jonesbob_1002_5002_essay.txt", shared)
+        z.writestr("kimcara_1004_5004_essay.txt", "Her own words entirely. " * 20)
+    data, _ = scanned(download)
+    paths = [d["path"] for d in data["documents"]]
+    assert any(p.endswith("project.zip/essay.txt") for p in paths), "the .gitignore hid nothing"
+    assert len(data["pairs"]) == 1
+
+
+def test_a_name_a_spreadsheet_would_run_is_written_as_text() -> None:
+    from doublet.cli.report import render_students_csv
+
+    data = {
+        "documents": [
+            {"id": 0, "path": "=HYPERLINK(1)/a.txt", "group": "=HYPERLINK(1)"},
+            {"id": 1, "path": "+b.txt"},
+        ],
+        "pairs": [{"a": 0, "b": 1, "similarity": 0.5}],
+    }
+    rows = list(csv.reader(io.StringIO(render_students_csv(data))))
+    assert [r[0] for r in rows[1:]] == ["'+b.txt", "'=HYPERLINK(1)"]
+    assert rows[1][3] == "'=HYPERLINK(1)"
+
+
+def test_a_path_named_twice_is_scanned_once_or_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "work"
+    folder.mkdir()
+    (folder / "a.txt").write_text("Some words. " * 20, "utf-8")
+    run = doublet("scan", str(folder), "--archive", str(folder), "--no-index")
+    assert run.returncode == 2 and "named both as a path and as --archive" in run.stderr
+    run = doublet("scan", str(folder), str(folder), "--no-index", "--no-progress")
+    assert run.returncode == 0 and "Scanned 1 documents" in run.stdout
+
+
+def test_a_report_left_in_the_folder_is_not_scanned_next_time(tmp_path: Path) -> None:
+    folder = tmp_path / "work"
+    folder.mkdir()
+    text = (CORPUS / "orig_taskb.txt").read_text("utf-8")
+    (folder / "a.txt").write_text(text, "utf-8")
+    (folder / "b.txt").write_text(text, "utf-8")
+    assert doublet("report", ".", "--no-index", cwd=folder).returncode == 0
+    assert (folder / "doublet-report.html").is_file()
+    data, stderr = scanned(folder, "--no-index")
+    assert "doublet-report.html: a Doublet report" in stderr
+    assert len(data["pairs"]) == 1

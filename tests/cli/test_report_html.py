@@ -8,6 +8,7 @@ network, and survives hostile text and names.
 from __future__ import annotations
 
 import json
+import random
 import re
 import subprocess
 import sys
@@ -94,21 +95,23 @@ def test_anonymized_report_names_nobody(tmp_path: Path) -> None:
     for name in ("alice", "bob", "carol", str(folder)):  # names of folders and files
         assert name not in page
     data = page_data(page)
-    assert [d["path"] for d in data["documents"]] == [
-        "folder-001/document-001.txt",
-        "folder-002/document-001.txt",
-        "document-002.txt",
-    ]
+    folder_a, name_a = data["documents"][0]["path"].split("/")
+    folder_b, name_b = data["documents"][1]["path"].split("/")
+    assert folder_a != folder_b and name_a == name_b  # alice/essay.txt, bob/essay.txt
+    assert {folder_a, folder_b} == {"folder-001", "folder-002"}
+    assert data["documents"][2]["path"] in ("document-001.txt", "document-002.txt")
+    assert data["documents"][2]["path"] != name_a
 
 
-def test_anonymous_paths_are_consistent() -> None:
-    aliases = anonymous_paths(["x/a.txt", "y/a.txt", "x/b.py", "a.txt"])
-    assert aliases == {
-        "x/a.txt": "folder-001/document-001.txt",
-        "y/a.txt": "folder-002/document-001.txt",
-        "x/b.py": "folder-001/document-002.py",
-        "a.txt": "document-001.txt",
-    }
+def test_anonymous_paths_are_consistent_and_dealt_at_random() -> None:
+    paths = ["x/a.txt", "y/a.txt", "x/b.py", "a.txt"]
+    aliases = anonymous_paths(paths, random.Random(1))
+    folder = {p: aliases[p].rsplit("/", 1)[0] for p in paths[:3]}
+    assert folder["x/a.txt"] == folder["x/b.py"] != folder["y/a.txt"]
+    assert aliases["x/a.txt"].endswith("/" + aliases["a.txt"])  # one name, one alias
+    assert aliases["x/b.py"].endswith(".py")
+    orders = {tuple(anonymous_paths(paths, random.Random(seed)).values()) for seed in range(20)}
+    assert len(orders) > 1  # not the paths' order every time
 
 
 def test_offsets_become_utf16_and_hostile_text_stays_text() -> None:

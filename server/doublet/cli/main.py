@@ -482,11 +482,18 @@ class _Inputs:
     @staticmethod
     def of(paths: Sequence[str], archives: Sequence[str], scratch: Path) -> _Inputs:
         inputs = _Inputs([], [], [], False, [])
+        seen: dict[str, bool] = {}  # each path named, by where it really is: an archive?
         for number, (given, archive) in enumerate(
             [(p, False) for p in paths] + [(p, True) for p in archives]
         ):
             if not os.path.lexists(given):
                 raise UsageError(f"no such file or directory: {given}")
+            same = os.path.realpath(given)
+            if same in seen:
+                if seen[same] != archive:
+                    raise UsageError(f"{given} is named both as a path and as --archive")
+                continue  # named twice: scanned once
+            seen[same] = archive
             path = given
             scratch_path = str(scratch / str(number) / os.path.basename(os.path.abspath(given)))
             if given.lower().endswith(".zip") and os.path.isfile(given):
@@ -567,21 +574,30 @@ def _add_references(workspace: Workspace, tops: Sequence[str]) -> None:
 
 
 def _recognise_download(workspace: Workspace, inputs: _Inputs) -> None:
-    """Group files per student when a path is an LMS download and groups are not set."""
-    if workspace.config.source_of("groups") != DEFAULT_SOURCE:
-        return
-    for path, given, old in zip(inputs.paths, inputs.given, inputs.archive, strict=True):
-        layout = None if old or not os.path.isdir(path) else lms.recognise(_top_entries(path))
-        if layout is not None:
-            workspace.config = workspace.config.with_overrides(
-                {"groups": "lms"}, f"a {layout.name} download"
-            )
-            print(
-                f"doublet: {given} is a {layout.name} download: one submission per student "
-                "(their own files never flag each other)",
-                file=sys.stderr,
-            )
-            return
+    """Group files per student when a path is an LMS download and groups are not set;
+    and in a download (or anything unpacked), a .gitignore a student handed in does
+    not hide their work."""
+    recognised = False
+    if workspace.config.source_of("groups") == DEFAULT_SOURCE:
+        for path, given, old in zip(inputs.paths, inputs.given, inputs.archive, strict=True):
+            layout = None if old or not os.path.isdir(path) else lms.recognise(_top_entries(path))
+            if layout is not None:
+                workspace.config = workspace.config.with_overrides(
+                    {"groups": "lms"}, f"a {layout.name} download"
+                )
+                print(
+                    f"doublet: {given} is a {layout.name} download: one submission per "
+                    "student (their own files never flag each other; --groups none if not)",
+                    file=sys.stderr,
+                )
+                recognised = True
+                break
+    if (recognised or inputs.unpacked) and (
+        workspace.config.source_of("respect_gitignore") == DEFAULT_SOURCE
+    ):
+        workspace.config = workspace.config.with_overrides(
+            {"respect_gitignore": False}, "a download: students' .gitignore files hide nothing"
+        )
 
 
 def _holds_zips(folder: str) -> bool:

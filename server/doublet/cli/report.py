@@ -75,8 +75,13 @@ def render_summary(data: dict, seconds: float) -> str:
     )
 
 
+def _cell(text: str) -> str:
+    """A text cell a spreadsheet will not run as a formula (a name like ``=cmd|...``)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def render_pairs_csv(data: dict) -> str:
-    paths = [d["path"] for d in data["documents"]]
+    paths = [_cell(d["path"]) for d in data["documents"]]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["a", "b", "similarity", "a_coverage", "b_coverage", "longest", "passages"])
@@ -120,11 +125,11 @@ def render_students_csv(data: dict) -> str:
         ranked = sorted(partners.items(), key=lambda item: (-item[1], item[0]))
         writer.writerow(
             [
-                name,
+                _cell(name),
                 owned[name],
                 ranked[0][1] if ranked else 0.0,
-                ranked[0][0] if ranked else "",
-                "; ".join(f"{other} ({_percent(value)})" for other, value in ranked),
+                _cell(ranked[0][0]) if ranked else "",
+                _cell("; ".join(f"{other} ({_percent(value)})" for other, value in ranked)),
             ]
         )
     return out.getvalue()
@@ -162,7 +167,7 @@ def render_matrix_text(data: dict, highlight: bool) -> str:
 
 
 def render_matrix_csv(data: dict) -> str:
-    paths = [d["path"] for d in data["documents"]]
+    paths = [_cell(d["path"]) for d in data["documents"]]
     matrix = similarity_matrix(len(paths), data)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import json
 import posixpath
+import random
 import re
 from collections.abc import Mapping
 from importlib import resources
@@ -72,12 +73,15 @@ def report_payload(
     _relative_to_common_folder(documents)
     if anonymize:
         aliases = anonymous_paths([d["path"] for d in documents])
-        students: dict[str, str] = {}
+        groups = _dealt(
+            sorted({d["group"] for d in documents if "group" in d}),
+            "student",
+            random.SystemRandom(),
+        )
         for document in documents:
             document["path"] = aliases[document["path"]]
             if "group" in document:
-                alias = students.setdefault(document["group"], f"student-{len(students) + 1:03d}")
-                document["group"] = alias
+                document["group"] = groups[document["group"]]
     clean = {i: _without_lone_surrogates(t) for i, t in texts.items()}
     for document in documents:  # template text, in the page's offsets
         if "given" in document and document["id"] in clean:
@@ -125,23 +129,30 @@ def _relative_to_common_folder(documents: list[dict]) -> None:
         document["path"] = document["path"].replace("\\", "/")[len(common) :].lstrip("/")
 
 
-def anonymous_paths(paths: list[str]) -> dict[str, str]:
+def anonymous_paths(paths: list[str], rng: random.Random | None = None) -> dict[str, str]:
     """Each path with its folders and file name replaced by numbered aliases, the same
     name always by the same alias (a student's folder stays one student); the file
-    extension is kept, since it says what kind of document it is."""
-    folders: dict[str, str] = {}
-    files: dict[str, str] = {}
+    extension is kept, since it says what kind of document it is. Aliases are dealt
+    in a random order (``rng``): numbered in the paths' order, they would follow the
+    class list's alphabetical order, and anyone holding the list could undo them."""
+    rng = rng or random.SystemRandom()
+    split = [PurePosixPath(path.replace("\\", "/")).parts for path in paths]
+    folders = _dealt(sorted({f for parts in split for f in parts[:-1]}), "folder", rng)
+    stems = _dealt(
+        sorted({PurePosixPath(parts[-1]).stem for parts in split if parts}), "document", rng
+    )
     aliases = {}
-    for path in paths:
-        parts = PurePosixPath(path.replace("\\", "/")).parts
-        shown = []
-        for folder in parts[:-1]:
-            shown.append(folders.setdefault(folder, f"folder-{len(folders) + 1:03d}"))
+    for path, parts in zip(paths, split, strict=True):
         name = PurePosixPath(parts[-1]) if parts else PurePosixPath("")
-        alias = files.setdefault(name.stem, f"document-{len(files) + 1:03d}")
-        shown.append(alias + name.suffix)
+        shown = [folders[f] for f in parts[:-1]] + [stems.get(name.stem, "document") + name.suffix]
         aliases[path] = "/".join(shown)
     return aliases
+
+
+def _dealt(names: list[str], label: str, rng: random.Random) -> dict[str, str]:
+    numbers = list(range(1, len(names) + 1))
+    rng.shuffle(numbers)
+    return {name: f"{label}-{number:03d}" for name, number in zip(names, numbers, strict=True)}
 
 
 def _utf16_side(side: dict, text: str) -> dict:
