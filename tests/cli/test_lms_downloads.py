@@ -322,3 +322,22 @@ def test_a_report_left_in_the_folder_is_not_scanned_next_time(tmp_path: Path) ->
     data, stderr = scanned(folder, "--no-index")
     assert "doublet-report.html: a Doublet report" in stderr
     assert len(data["pairs"]) == 1
+
+
+def test_top_level_groups_with_an_archive_outside_the_folder(tmp_path: Path) -> None:
+    text = (CORPUS / "orig_taska.txt").read_text("utf-8")
+    files = ["cur/alice/a1.txt", "cur/alice/a2.txt", "cur/bob/b.txt", "old/o.txt"]
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, "utf-8")
+    cur, old = tmp_path / "cur", tmp_path / "old"
+    data, _ = scanned(cur, "--archive", str(old), "--groups", "top-level", "--no-index")
+    paths = [d["path"].rsplit(str(tmp_path) + "/", 1)[-1] for d in data["documents"]]
+    assert [d.get("group", "").rsplit("/", 2)[-2:] for d in data["documents"][:3]] == [
+        ["cur", "alice"],
+        ["cur", "alice"],
+        ["cur", "bob"],
+    ]
+    pairs = {frozenset((paths[p["a"]], paths[p["b"]])) for p in data["pairs"]}
+    assert frozenset(("cur/alice/a1.txt", "cur/alice/a2.txt")) not in pairs  # one author
+    assert len(pairs) == 5

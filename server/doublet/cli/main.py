@@ -548,7 +548,18 @@ def _scan_workspace(inputs: _Inputs, args: argparse.Namespace) -> tuple[Workspac
     _add_references(
         workspace, [tops[p] for p, old in zip(inputs.paths, inputs.archive, strict=True) if old]
     )
+    if workspace.config.groups == "top-level":  # the folders at the top of each path named
+        named = [f"/{_literal(tops[p])}/*/" for p in inputs.paths if os.path.isdir(p) and tops[p]]
+        workspace.config = workspace.config.with_overrides(
+            {"groups": named or "top-level"}, workspace.config.source_of("groups")
+        )
     return workspace, inputs.given
+
+
+def _literal(path: str) -> str:
+    """A workspace-relative path as a gitignore-style pattern that matches it alone."""
+    literal = re.sub(r"([\\*?\[\]])", r"\\\1", path)
+    return "\\" + literal if literal.startswith(("!", "#")) else literal
 
 
 def _inside(path: str, folder: str) -> str | None:
@@ -566,10 +577,7 @@ def _add_references(workspace: Workspace, tops: Sequence[str]) -> None:
         return
     patterns = [*workspace.config.references]
     for top in tops:
-        literal = re.sub(r"([\\*?\[\]])", r"\\\1", top)
-        if literal.startswith(("!", "#")):
-            literal = "\\" + literal
-        patterns += [f"/{literal}", f"/{literal}/**"]
+        patterns += [f"/{_literal(top)}", f"/{_literal(top)}/**"]
     workspace.config = workspace.config.with_overrides({"references": patterns}, "--archive")
 
 
