@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import stat
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -257,9 +258,17 @@ DEFAULTS = Config()
 def load(root: Path) -> Config:
     """The configuration of the workspace at ``root``: defaults < ``root/doublet.toml``."""
     path = Path(root) / FILE_NAME
-    if not path.is_file():
-        return DEFAULTS
     source = str(path)
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return DEFAULTS
+    except OSError as exc:
+        raise ConfigError(source, "(file)", f"cannot read it: {exc.strerror}") from None
+    if stat.S_ISLNK(info.st_mode):  # read only what lies in the workspace itself
+        raise ConfigError(source, "(file)", "a symbolic link (not followed): put the file here")
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(source, "(file)", "not a regular file")
     try:
         raw = path.read_bytes()
         text = raw.decode("utf-8")
@@ -271,6 +280,8 @@ def load(root: Path) -> Config:
         values = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _syntax_error(source, text, str(exc)) from None
+    except RecursionError:
+        raise ConfigError(source, "(file)", "nested too deeply to be read") from None
     return DEFAULTS.with_overrides(values, source)
 
 

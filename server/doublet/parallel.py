@@ -12,6 +12,7 @@ in one process: each pair is aligned the same way wherever it runs.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import threading
@@ -25,7 +26,7 @@ import numpy as np
 from doublet.engine.candidates import Candidate
 from doublet.engine.comparison import PairResult
 from doublet.engine.document import Document, split_together
-from doublet.engine.matching import Aligner, Progress, Settings, align_candidates
+from doublet.engine.matching import Aligner, Progress, Settings, Unavailable, align_candidates
 from doublet.engine.modes import Mode
 from doublet.sources import read_bytes, read_document
 
@@ -42,6 +43,8 @@ _WORKER_UNITS = 64
 _BATCH_FILES = 256
 #: ... of at most this many characters (unless one is longer).
 _BATCH_CHARS = 1_000_000
+
+log = logging.getLogger(__name__)
 
 
 def workers() -> int:
@@ -105,7 +108,10 @@ def parallel_aligner(
             done = Sized(pool.map(_align_chunk, jobs), len(jobs))
             for found in progress(done) if progress else done:
                 for a, b, *figures in found:
-                    results.append(PairResult(document(a), document(b), *figures))
+                    try:
+                        results.append(PairResult(document(a), document(b), *figures))
+                    except Unavailable as exc:  # gone since a worker read it
+                        log.warning("left out of the comparison: %s", exc)
         return results
 
     return align

@@ -5,9 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from doublet.engine.matching import Unavailable
 
-class NotText(Exception):
-    """A file that cannot be read as text; ``reason`` says why in a user's words."""
+
+class NotText(Unavailable):
+    """A file that cannot be read as text; ``reason`` says why in a user's words (to the
+    engine, a document it cannot have)."""
 
     def __init__(self, path: Path | str, reason: str):
         super().__init__(str(path), reason)  # both in args, so it pickles (worker processes)

@@ -213,3 +213,39 @@ def test_a_document_that_breaks_the_keying_is_skipped_alone(
     ]
     assert sorted(workspace.index.names()) == ["a.txt", "b.txt"]
     assert len(workspace.pairs()) == 1
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_file_gone_before_its_pair_is_compared_leaves_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parallel: bool
+) -> None:
+    from doublet import parallel as parallel_module
+
+    folder = folder_with(tmp_path, {"c.txt": TEXT.encode()})
+    monkeypatch.setattr(parallel_module, "PARALLEL_PAIRS", 1)  # the workers, even for 3 pairs
+    workspace = Workspace.open(folder, saved=False)
+    workspace.refresh()
+    (folder / "b.txt").unlink()
+    results = workspace.pairs(parallel=parallel)
+    assert [(r.a.name, r.b.name) for r in results] == [("a.txt", "c.txt")]
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ("a = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply to be read"),
+        (None, "a symbolic link (not followed)"),
+    ],
+)
+def test_a_configuration_that_cannot_be_used_is_named(
+    tmp_path: Path, toml: str | None, message: str
+) -> None:
+    folder = folder_with(tmp_path, {})
+    if toml is None:
+        (tmp_path / "secret").write_text("password = 'hunter2'\n")
+        (folder / "doublet.toml").symlink_to(tmp_path / "secret")
+    else:
+        (folder / "doublet.toml").write_text(toml)
+    run = doublet("scan", str(folder), "--no-index")
+    assert run.returncode == 2
+    assert message in run.stderr.decode() and b"hunter2" not in run.stderr

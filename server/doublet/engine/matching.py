@@ -12,6 +12,7 @@ text, which only a scan aligns whole, boilerplate included (engine/candidates).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -22,6 +23,15 @@ from doublet.engine.comparison import PairResult, compare
 from doublet.engine.document import Document
 from doublet.engine.fingerprints import Fingerprints
 from doublet.engine.index import Index, Role, keys_of
+
+log = logging.getLogger(__name__)
+
+
+class Unavailable(Exception):
+    """What a loader raises for a document it cannot give any more (its file gone or
+    unreadable since it was indexed): that document's pairs are left out, logged,
+    and the rest aligned."""
+
 
 Progress = Callable[[Iterable], Iterable]
 
@@ -81,7 +91,11 @@ def align_candidates(
 
     results = []
     for candidate in progress(candidates) if progress else candidates:
-        a, b = load(candidate.a), load(candidate.b)
+        try:
+            a, b = load(candidate.a), load(candidate.b)
+        except Unavailable as exc:
+            log.warning("left out of the comparison: %s", exc)
+            continue
         fingerprints = None  # the documents' own: all of them, or none when not needed
         if not candidate.identical and (candidate.fingerprint_seeds or ignored.shape[0]):
             fingerprints = (fingerprints_of(a), fingerprints_of(b))
@@ -107,7 +121,11 @@ def similar(
     )
     results = []
     for candidate in candidates:
-        other = load(candidate.b)
+        try:
+            other = load(candidate.b)
+        except Unavailable as exc:
+            log.warning("left out of the comparison: %s", exc)
+            continue
         fingerprints = None
         if candidate.fingerprint_seeds or ignored.shape[0]:
             mine = without(document.fingerprints, ignored)
