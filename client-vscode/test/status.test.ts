@@ -10,4 +10,13 @@ describe('the status bar item', () => {
     assert.match(statusText({ state: 'error', documents: 0 }), /error/);
     assert.match(statusTooltip({ state: 'error', documents: 0, lastError: 'bad doublet.toml' }), /bad doublet\.toml/);
   });
+
+  it('says which files were passed over, and why', () => {
+    const skipped = Array.from({ length: 7 }, (_, i) => ({ path: `f${i}.ipynb`, reason: 'nested too deeply to be read' }));
+    const tip = statusTooltip({ state: 'ready', documents: 3, skipped, skippedCount: 7 });
+    assert.match(tip, /7 files skipped:/);
+    assert.match(tip, /f0\.ipynb: nested too deeply to be read/);
+    assert.doesNotMatch(tip, /f5\.ipynb/);
+    assert.doesNotMatch(statusTooltip({ state: 'ready', documents: 3, skipped: [], skippedCount: 0 }), /skipped/);
+  });
 });

@@ -276,3 +276,26 @@ async def test_a_file_written_during_start_up_indexing_is_not_lost(folder: Path)
             "the file written meanwhile",
         )
         assert found
+
+
+async def test_a_file_that_cannot_be_read_added_while_running_blinds_nothing(
+    client: LanguageClient, folder: Path
+):
+    source = await source_opened(client, folder)
+    (folder / "essays" / "broken.ipynb").write_text("[" * 3000)  # once stopped every refresh
+    for _ in range(200):  # the refresh after the disk is quiet lists it as skipped
+        if any(k["path"] == "essays/broken.ipynb" for k in (await status(client))["skipped"]):
+            break
+        await asyncio.sleep(0.05)
+    else:
+        raise AssertionError("the bad notebook was never listed as skipped")
+    rel = "essays/after-the-bad-file.txt"
+    new = uri(folder, rel)
+    since = mark(client)
+    (folder / rel).write_text(copy_of_paragraph(folder, 3))
+    found = await published(client, source, since=since, where=lambda d: bool(matching(d, new)))
+    assert found
+    state = await status(client)
+    assert state["state"] == "ready" and state["lastError"] is None
+    [skipped] = [k for k in state["skipped"] if k["path"] == "essays/broken.ipynb"]
+    assert skipped["reason"] == "nested too deeply to be read"

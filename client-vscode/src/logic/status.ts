@@ -5,6 +5,8 @@ export interface ServerStatus {
   documents: number;
   lastError?: string | null;
   progress?: { done: number; total: number } | null;
+  skipped?: { path: string; reason: string }[];
+  skippedCount?: number;
 }
 
 export function statusText(status: ServerStatus | undefined): string {
@@ -31,6 +33,16 @@ export function statusTooltip(status: ServerStatus | undefined): string {
   const lines = [`Doublet: ${status.state}, ${status.documents} documents indexed. Click for the workspace report.`];
   if (status.lastError) {
     lines.push(`Last error: ${status.lastError}`);
+  }
+  const skipped = status.skipped ?? [];
+  if (status.skippedCount) {
+    lines.push(`${status.skippedCount} file${status.skippedCount === 1 ? '' : 's'} skipped:`);
+    for (const item of skipped.slice(0, 5)) {
+      lines.push(`  ${item.path}: ${item.reason}`);
+    }
+    if (status.skippedCount > 5) {
+      lines.push(`  … (all in the Doublet output channel's log)`);
+    }
   }
   return lines.join('\n');
 }

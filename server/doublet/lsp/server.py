@@ -53,6 +53,10 @@ class OpenDocument:
     task: asyncio.Task | None = None
 
 
+#: Skipped files listed in doublet.status (all are counted, and logged).
+STATUS_SKIPPED = 100
+
+
 class DoubletServer(LanguageServer):
     """The language server's state; handlers are registered by :func:`create_server`."""
 
@@ -141,6 +145,12 @@ class DoubletServer(LanguageServer):
             "documents": len(self.project.index) if self.project else 0,
             "open": len(self.opened),
             "lastError": self.last_error,
+            # files passed over at the last refresh, with the reason (the first hundred)
+            "skipped": [
+                {"path": s.path, "reason": s.reason}
+                for s in (self.project.skipped[:STATUS_SKIPPED] if self.project else [])
+            ],
+            "skippedCount": len(self.project.skipped) if self.project else 0,
         }
 
     async def index_workspace(self, rebuild: bool = False) -> None:
@@ -287,8 +297,18 @@ class DoubletServer(LanguageServer):
             self._config_changed = False
             await self.reconfigure()
             return
-        changes = await self.run(self._refresh_with_progress, lambda done, total: None, False)
-        if changes.changed:
+        try:
+            changes = await self.run(self._refresh_with_progress, lambda done, total: None, False)
+        except Exception as exc:  # said in the status; the next change on disk tries again
+            log.exception("refreshing the index failed")
+            self.last_error = f"refreshing the index failed: {exc}"
+            self.state = "error"
+            self.notify_status()
+            return
+        if self.state == "error":  # recovered: everything is analysed again
+            self.state = "ready"
+            self.after_index_change()
+        elif changes.changed:
             self.after_index_change()
 
     def after_index_change(self) -> None:
