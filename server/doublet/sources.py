@@ -10,6 +10,9 @@ reason the user can act on, and one bad file never stops a scan.
 from __future__ import annotations
 
 import codecs
+import errno
+import os
+import stat
 from pathlib import Path
 
 from doublet.extract import extract
@@ -87,15 +90,18 @@ def _utf16_without_bom(data: bytes) -> str | None:
 
 
 def read_bytes(path: Path | str, shown: str | None = None, max_bytes: int | None = None) -> bytes:
-    """The bytes of a file, or NotText with the reason (``shown`` names it in messages)."""
+    """The bytes of a file, or NotText with the reason (``shown`` names it in messages).
+
+    The one rule for what is read, whoever asks (a refresh, an editor's command,
+    compare): a regular file, opened without following a link and without
+    waiting on a pipe, and never more than ``max_bytes`` (else MAX_READ) bytes.
+    """
     path = Path(path)
     name = shown if shown is not None else str(path)
+    limit = MAX_READ if max_bytes is None else max_bytes
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        if max_bytes is not None:
-            size = path.stat().st_size
-            if size > max_bytes:
-                raise NotText(name, f"larger than the limit ({size:,} > {max_bytes:,} bytes)")
-        return path.read_bytes()
+        handle = os.open(path, flags)
     except FileNotFoundError:
         raise NotText(name, "no such file (it may have been moved or deleted)") from None
     except IsADirectoryError:
@@ -103,7 +109,33 @@ def read_bytes(path: Path | str, shown: str | None = None, max_bytes: int | None
     except PermissionError:
         raise NotText(name, "permission denied") from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise NotText(name, "symbolic link (not followed)") from None
         raise NotText(name, f"cannot be read ({exc.strerror or exc})") from None
+    try:
+        info = os.fstat(handle)
+        if stat.S_ISDIR(info.st_mode):
+            raise NotText(name, "is a directory")
+        if not stat.S_ISREG(info.st_mode):
+            raise NotText(name, "not a regular file (a folder, pipe, socket or device)")
+        if info.st_size > limit:
+            raise NotText(name, f"larger than the limit ({info.st_size:,} > {limit:,} bytes)")
+        with os.fdopen(handle, "rb") as file:
+            handle = -1  # the file object closes it now
+            data = file.read(limit + 1)
+    except OSError as exc:
+        raise NotText(name, f"cannot be read ({exc.strerror or exc})") from None
+    finally:
+        if handle >= 0:
+            os.close(handle)
+    if len(data) > limit:  # grew while being read
+        raise NotText(name, f"larger than the limit (more than {limit:,} bytes)")
+    return data
+
+
+#: Bytes read of one file when no smaller limit is given (max_file_size's own maximum
+#: is larger; a workspace's limit is passed in).
+MAX_READ = 1 << 31
 
 
 def read_document(path: Path | str, data: bytes) -> str:

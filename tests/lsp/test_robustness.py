@@ -4,6 +4,7 @@ a handler. Each gets an error response or a logged message, and the server stays
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -259,3 +260,26 @@ async def test_an_excluded_file_opened_in_the_editor_is_not_indexed(
     assert not client.diagnostics.get(opened), "an excluded file got diagnostics"
     assert not matching(client.diagnostics[source], opened)
     assert (await status(client))["documents"] == EXAMPLE_DOCUMENTS
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link-outside", "link-to-zero"])
+async def test_find_similar_reads_only_regular_files_of_the_workspace(
+    client: LanguageClient, folder: Path, tmp_path: Path, kind: str
+):
+    await ready(client)
+    target = folder / "essays" / f"{kind}.txt"
+    if kind == "fifo":
+        os.mkfifo(target)  # reading it would block the worker for good
+    elif kind == "link-outside":
+        (tmp_path / "outside.txt").write_text("A private text outside the workspace. " * 20)
+        target.symlink_to(tmp_path / "outside.txt")
+    else:
+        target.symlink_to("/dev/zero")  # reading it would never end
+    with pytest.raises(JsonRpcInternalError) as caught:
+        await raw_request(
+            client,
+            "workspace/executeCommand",
+            {"command": "doublet.findSimilar", "arguments": [target.as_uri()]},
+        )
+    assert "private text" not in str(caught.value)
+    await still_working(client, folder)  # the worker was not blocked
