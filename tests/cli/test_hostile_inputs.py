@@ -249,3 +249,23 @@ def test_a_configuration_that_cannot_be_used_is_named(
     run = doublet("scan", str(folder), "--no-index")
     assert run.returncode == 2
     assert message in run.stderr.decode() and b"hunter2" not in run.stderr
+
+
+def test_links_and_pipes_named_on_the_command_line_are_never_read(tmp_path: Path) -> None:
+    folder = folder_with(tmp_path, {})
+    (tmp_path / "outside.txt").write_text("A private text outside. " * 20, "utf-8")
+    (folder / "link.txt").symlink_to(tmp_path / "outside.txt")
+    (folder / "zero.txt").symlink_to("/dev/zero")
+    os.mkfifo(folder / "pipe.txt")
+    run = doublet("scan", str(folder / "a.txt"), str(folder / "pipe.txt"), "--no-progress")
+    assert run.returncode == 2 and b"not a regular file" in run.stderr  # named: an error
+    for other in ("link.txt", "zero.txt"):
+        run = doublet("compare", str(folder / other), str(folder / "a.txt"))
+        assert run.returncode == 2 and b"symbolic link (not followed)" in run.stderr
+    result, _ = scan_json(folder, "--no-index")  # found in a folder: skipped
+    assert {s["path"].rsplit("/", 1)[-1] for s in result["skipped"]} == {
+        "link.txt",
+        "zero.txt",
+        "pipe.txt",
+    }
+    assert "private text" not in json.dumps(result)
