@@ -330,6 +330,7 @@ globs = (
     st.lists(segments, min_size=1, max_size=3)
     .map("/".join)
     .filter(str.strip)  # a blank pattern matches nothing and is refused
+    .filter(lambda p: ".." not in p.lstrip("!").replace("\\", "/").split("/"))  # leaves the root
 )
 relative = texts.filter(lambda p: not p.startswith(("/", "\\")) and ":" not in p[:3])
 

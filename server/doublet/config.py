@@ -394,6 +394,13 @@ def _glob(value: Any, key: str, source: str) -> str:
         raise ConfigError(
             source, key, f"bad glob pattern {pattern!r}: it matches nothing (blank or a # comment)"
         )
+    if ".." in pattern.lstrip("!").replace("\\", "/").split("/"):
+        raise ConfigError(
+            source,
+            key,
+            f"bad glob pattern {pattern!r}: patterns name files under the workspace folder, "
+            "from its root; '..' would leave it (nothing outside is ever read)",
+        )
     return pattern
 
 

@@ -16,6 +16,7 @@ import os
 import stat
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import msgpack
@@ -110,6 +111,7 @@ def _save(index: Index, root: Path) -> Path:
         row[0] = row[0].encode("utf-8", "surrogateescape")
     start = MAGIC + VERSION.to_bytes(4, "little")
     target = folder / FILE
+    _remove_stale(folder)
     handle, temporary = tempfile.mkstemp(prefix=FILE + ".", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(handle, "wb") as out:
@@ -142,6 +144,21 @@ def _read_regular(path: Path) -> bytes:
         if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
             raise OSError(0, "not a regular file")
         return file.read()
+
+
+#: A temporary index file this old was left by a process killed while writing it (a
+#: live writer's is seconds old): the next save removes it.
+STALE_SECONDS = 3600
+
+
+def _remove_stale(folder: Path) -> None:
+    now = time.time()
+    for leftover in folder.glob(FILE + ".*.tmp"):
+        try:
+            if now - leftover.lstat().st_mtime > STALE_SECONDS:
+                leftover.unlink()
+        except OSError:
+            pass
 
 
 def load(root: Path) -> Index:

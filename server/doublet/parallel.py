@@ -12,9 +12,12 @@ in one process: each pair is aligned the same way wherever it runs.
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import multiprocessing
 import os
+import signal
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -63,7 +66,27 @@ def process_pool(count: int) -> ProcessPoolExecutor:
         method = "fork"
     else:
         method = "forkserver" if "forkserver" in methods else "spawn"
-    return ProcessPoolExecutor(count, mp_context=multiprocessing.get_context(method))
+    return ProcessPoolExecutor(
+        count, mp_context=multiprocessing.get_context(method), initializer=_die_with_parent
+    )
+
+
+def _die_with_parent() -> None:
+    """In a worker: end when the process that started it ends, even by ``kill -9`` (else
+    workers waiting for work it will never send stay forever). Linux only; elsewhere
+    the pool's own shutdown is all there is."""
+    if sys.platform != "linux":
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent is already gone
+        os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 class Sized:

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -235,6 +236,7 @@ def test_a_file_gone_before_its_pair_is_compared_leaves_the_rest(
     [
         ("a = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply to be read"),
         (None, "a symbolic link (not followed)"),
+        ('include = ["../../etc/*"]\n', "'..' would leave it"),  # gave no document, silently
     ],
 )
 def test_a_configuration_that_cannot_be_used_is_named(
@@ -269,3 +271,62 @@ def test_links_and_pipes_named_on_the_command_line_are_never_read(tmp_path: Path
         "pipe.txt",
     }
     assert "private text" not in json.dumps(result)
+
+
+def test_a_temporary_index_left_by_a_killed_writer_is_removed_later(tmp_path: Path) -> None:
+    from doublet import index_store
+
+    folder = folder_with(tmp_path, {})
+    workspace = Workspace.open(folder)
+    workspace.refresh()
+    workspace.save()
+    old = folder / ".doublet" / "index.msgpack.dead1234.tmp"
+    fresh = folder / ".doublet" / "index.msgpack.live5678.tmp"  # another writer's, now
+    for leftover in (old, fresh):
+        leftover.write_bytes(b"half an index")
+    hours_ago = time.time() - 2 * index_store.STALE_SECONDS
+    os.utime(old, (hours_ago, hours_ago))
+    (folder / "c.txt").write_text(TEXT, "utf-8")
+    workspace.refresh()
+    workspace.save()
+    assert not old.exists() and fresh.exists()
+
+
+def test_workers_end_with_a_killed_index_run(tmp_path: Path) -> None:
+    folder = tmp_path / "many"
+    folder.mkdir()
+    words = TEXT.split()
+    for i in range(4000):  # enough for worker processes and a few seconds of work
+        (folder / f"{i:04d}.txt").write_text(" ".join(words[i % 7 :] * 30) + f" {i}", "utf-8")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "doublet", "index", str(folder), "--no-progress"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    def workers() -> list[int]:
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    stat_line = (entry / "stat").read_text()
+                except OSError:
+                    continue
+                if int(stat_line.rsplit(")", 1)[1].split()[1]) == process.pid:
+                    found.append(int(entry.name))
+        return found
+
+    deadline = time.time() + 60
+    while not workers() and process.poll() is None and time.time() < deadline:
+        time.sleep(0.02)
+    started = workers()
+    assert started, "the index run finished before starting its workers"
+    process.kill()
+    process.wait()
+    deadline = time.time() + 15
+    while any(Path(f"/proc/{pid}").exists() for pid in started) and time.time() < deadline:
+        time.sleep(0.1)
+    alive = [p for p in started if Path(f"/proc/{p}").exists()]
+    for pid in alive:  # never leave them behind, even when failing
+        os.kill(pid, 9)
+    assert alive == [], "worker processes outlived their parent"
