@@ -30,6 +30,7 @@ from doublet.config import DEFAULTS, Config, ConfigError
 from doublet.config import load as load_config
 from doublet.lsp.diagnostics import Match, diagnostics, matches_of
 from doublet.lsp.positions import LineIndex
+from doublet.lsp.protocol import DoubletProtocol
 from doublet.lsp.settings import Settings
 from doublet.lsp.watcher import Watcher
 from doublet.workspace import DebouncedSave, Workspace
@@ -61,7 +62,7 @@ class DoubletServer(LanguageServer):
     """The language server's state; handlers are registered by :func:`create_server`."""
 
     def __init__(self) -> None:
-        super().__init__("doublet", __version__)
+        super().__init__("doublet", __version__, protocol_cls=DoubletProtocol)
         self.project: Workspace | None = None
         self.settings = Settings()
         self.state = "starting"
