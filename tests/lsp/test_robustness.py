@@ -4,7 +4,9 @@ a handler. Each gets an error response or a logged message, and the server stays
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import random
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ from lsp_support import (
     EXAMPLE_DOCUMENTS,
     INDEPENDENT,
     SOURCE,
+    TIMEOUT,
     command,
     essay_range,
     mark,
@@ -274,3 +277,101 @@ async def test_find_similar_reads_only_regular_files_of_the_workspace(
         )
     assert "private text" not in str(caught.value)
     await still_working(client, folder)  # the worker was not blocked
+
+
+def _random_message(rng: random.Random, folder: Path) -> tuple[str, str, object]:
+    """One message of a hostile or clumsy client: a known method with params of the
+    right shape, of the wrong shape, or junk; an unknown method now and then."""
+    addresses = [uri(folder, ESSAY), uri(folder, SOURCE), "file:///etc/passwd", "untitled:x", 7]
+    address = rng.choice(addresses)
+    junk = rng.choice([None, 5, "x", [], {}, {"a": [1, {"b": None}]}, "\udcff"[:0], -(2**70)])
+    position = {"line": rng.choice([0, 3, -1, 10**9, "1"]), "character": rng.choice([0, 5, -3])}
+    text = rng.choice(["", "short", "Ünïcode 😀 text\r\n" * rng.randint(1, 50), "\x00" * 10])
+    shapes = [
+        (
+            "notify",
+            "textDocument/didOpen",
+            {
+                "textDocument": {
+                    "uri": address,
+                    "languageId": "plaintext",
+                    "version": rng.randint(-5, 5),
+                    "text": text,
+                }
+            },
+        ),
+        (
+            "notify",
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": address, "version": rng.randint(0, 9)},
+                "contentChanges": [{"text": text}],
+            },
+        ),
+        (
+            "notify",
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": address, "version": 3},
+                "contentChanges": [{"range": {"start": position, "end": position}, "text": text}],
+            },
+        ),
+        ("notify", "textDocument/didClose", {"textDocument": {"uri": address}}),
+        ("notify", "textDocument/didSave", {"textDocument": {"uri": address}}),
+        (
+            "notify",
+            "workspace/didChangeConfiguration",
+            {"settings": {"doublet": rng.choice([junk, {"minLength": junk}, {"threshold": 0.5}])}},
+        ),
+        ("request", "textDocument/hover", {"textDocument": {"uri": address}, "position": position}),
+        (
+            "request",
+            "textDocument/codeAction",
+            {
+                "textDocument": {"uri": address},
+                "range": {"start": position, "end": position},
+                "context": {"diagnostics": rng.choice([[], [junk]])},
+            },
+        ),
+        (
+            "request",
+            "workspace/executeCommand",
+            {
+                "command": rng.choice(
+                    [
+                        "doublet.findSimilar",
+                        "doublet.status",
+                        "doublet.showMatch",
+                        "doublet.ignoreMatch",
+                        "doublet.nothing",
+                    ]
+                ),
+                "arguments": rng.choice([[], [address], [address, junk], [junk, junk, junk]]),
+            },
+        ),
+        ("request", rng.choice(["doublet/unknown", "textDocument/unknown"]), junk),
+        ("notify", "$/cancelRequest", {"id": rng.choice(["raw-1", 1, junk])}),
+    ]
+    return rng.choice(shapes)
+
+
+async def test_random_message_sequences_never_break_the_server(
+    client: LanguageClient, folder: Path
+):
+    """Thirty random sequences of messages (seeded, so a failure can be replayed); after
+    each, the server answers; at the end, it still analyses an edit."""
+    await ready(client)
+    for seed in range(30):
+        rng = random.Random(seed)
+        for _ in range(rng.randint(1, 8)):
+            kind, method, params = _random_message(rng, folder)
+            if kind == "notify":
+                raw_notify(client, method, params)
+                continue
+            with contextlib.suppress(JsonRpcException):  # an error response is an answer
+                await raw_request(client, method, params, timeout=TIMEOUT)
+        state = await status(client)
+        assert state["state"] in ("ready", "indexing"), (seed, state)
+    for address in (uri(folder, ESSAY), uri(folder, SOURCE)):
+        raw_notify(client, "textDocument/didClose", {"textDocument": {"uri": address}})
+    await still_working(client, folder)
