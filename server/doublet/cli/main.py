@@ -522,9 +522,9 @@ class _Inputs:
 
 def _unpacked_download(folder: str) -> bool:
     """Whether ``folder`` is an LMS download unpacked by hand that still holds zips."""
-    if not os.path.isdir(folder) or not _holds_zips(folder):
+    if not os.path.isdir(folder) or lms.recognise(_top_entries(folder)) is None:
         return False
-    return lms.recognise(_top_entries(folder)) is not None
+    return _holds_zips(folder)  # a walk of the whole tree: only for a download
 
 
 def _scan_workspace(inputs: _Inputs, args: argparse.Namespace) -> tuple[Workspace, list[str]]:
