@@ -184,3 +184,19 @@ def test_read_text_of_binary_file_is_not_text(tmp_path: Path) -> None:
     path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     with pytest.raises(NotText, match="binary"):
         read_text(path)
+
+
+def test_read_bytes_reads_what_a_file_holds_within_the_limit(tmp_path: Path) -> None:
+    from doublet.skipped import NotText
+    from doublet.sources import read_bytes
+
+    file = tmp_path / "a.txt"
+    file.write_bytes(b"x" * 1000)
+    assert read_bytes(file) == b"x" * 1000
+    assert read_bytes(file, max_bytes=1000) == b"x" * 1000
+    with pytest.raises(NotText, match="larger than the limit"):
+        read_bytes(file, max_bytes=999)
+    status = read_bytes("/proc/self/status")  # a regular file that says it holds 0 bytes
+    assert b"Name:" in status
+    with pytest.raises(NotText, match="larger than the limit"):
+        read_bytes("/proc/self/status", max_bytes=10)

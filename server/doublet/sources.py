@@ -120,9 +120,16 @@ def read_bytes(path: Path | str, shown: str | None = None, max_bytes: int | None
             raise NotText(name, "not a regular file (a folder, pipe, socket or device)")
         if info.st_size > limit:
             raise NotText(name, f"larger than the limit ({info.st_size:,} > {limit:,} bytes)")
-        with os.fdopen(handle, "rb") as file:
+        with os.fdopen(handle, "rb", buffering=0) as file:
             handle = -1  # the file object closes it now
-            data = file.read(limit + 1)
+            # as much as it says it holds, then whatever more it gives, within the limit
+            # (one read of the limit would allocate the limit for every file)
+            parts = [file.read(min(info.st_size, limit) + 1)]
+            got = len(parts[0])
+            while got <= limit and got > info.st_size and parts[-1]:
+                parts.append(file.read(min(1 << 20, limit + 1 - got)))
+                got += len(parts[-1])
+            data = b"".join(parts)
     except OSError as exc:
         raise NotText(name, f"cannot be read ({exc.strerror or exc})") from None
     finally:
