@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 import sys
 import tempfile
 import time
@@ -23,6 +22,8 @@ import msgpack
 import numpy as np
 
 from doublet.engine.index import KINDS, Index
+from doublet.skipped import NotText
+from doublet.sources import read_bytes
 
 FOLDER = ".doublet"
 FILE = "index.msgpack"
@@ -135,17 +136,8 @@ def _save(index: Index, root: Path) -> Path:
     return target
 
 
-def _read_regular(path: Path) -> bytes:
-    """The bytes of a regular file, never through a link (a link to /dev/zero would
-    read without end) nor from a pipe or a device."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    handle = os.open(path, flags)
-    with os.fdopen(handle, "rb") as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-            raise OSError(0, "not a regular file")
-        return file.read()
-
-
+#: The largest index read (a 100,000-document folder's is a few hundred MB).
+MAX_INDEX_BYTES = 1 << 40
 #: A temporary index file this old was left by a process killed while writing it (a
 #: live writer's is seconds old): the next save removes it.
 STALE_SECONDS = 3600
@@ -164,12 +156,12 @@ def _remove_stale(folder: Path) -> None:
 def load(root: Path) -> Index:
     """The saved index of ``root``, or IndexFileError saying why it cannot be used."""
     path = index_path(root)
-    try:
-        raw = _read_regular(path)
-    except FileNotFoundError:
-        raise IndexFileError(path, "no saved index") from None
-    except OSError as exc:
-        raise IndexFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    if not os.path.lexists(path):
+        raise IndexFileError(path, "no saved index")
+    try:  # read as any file is (sources.read_bytes): a regular file, never through a link
+        raw = read_bytes(path, max_bytes=MAX_INDEX_BYTES)
+    except NotText as exc:
+        raise IndexFileError(path, f"cannot be read ({exc.reason})") from None
     header = len(MAGIC) + 4 + _DIGEST
     if not raw.startswith(MAGIC):
         raise IndexFileError(path, "not a Doublet index file")

@@ -8,10 +8,11 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.commands import doublet as run_doublet
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -22,13 +23,7 @@ def doublet(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     """Run the command; scans of the bundled examples leave no index in the repository."""
     if args and args[0] == "scan" and "examples" in " ".join(args[1:2]):
         args = (*args, "--no-index")
-    return subprocess.run(
-        [sys.executable, "-m", "doublet", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_doublet(*args, cwd=cwd, timeout=120)
 
 
 def expected() -> dict:

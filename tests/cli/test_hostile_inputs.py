@@ -22,17 +22,13 @@ from doublet import extract
 from doublet.skipped import NotText
 from doublet.sources import decode
 from doublet.workspace import Workspace
+from tests.commands import doublet as run_doublet
 
 TEXT = "A sentence that two students share, word for word, in a long enough passage. " * 4
 
 
 def doublet(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "doublet", *args],
-        cwd=cwd,
-        capture_output=True,
-        timeout=120,
-    )
+    return run_doublet(*args, cwd=cwd, text=False)
 
 
 def folder_with(tmp_path: Path, files: dict[str, bytes]) -> Path:

@@ -11,28 +11,17 @@ from __future__ import annotations
 import csv
 import io
 import json
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from tests.commands import doublet
 from tests.documents import make_docx, make_pdf
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "data" / "clough-stevenson"
 TASKS = ("a", "d")
-
-
-def doublet(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "doublet", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
 
 
 def answers() -> dict[str, dict[str, str]]:

@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 import random
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from doublet.report_html import anonymous_paths, render_html, report_payload, utf16_offsets
+from tests.commands import doublet
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "data" / "clough-stevenson"
@@ -23,16 +22,6 @@ SHARED = (
     "each term says how much it tells about the document; the cosine of two vectors says "
     "how alike two documents are, whatever their length. "
 )
-
-
-def doublet(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "doublet", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def page_data(page: str) -> dict:

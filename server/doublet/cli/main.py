@@ -134,8 +134,13 @@ def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_input_options(parser: argparse.ArgumentParser) -> None:
-    """What `scan` and `report` read besides the paths: earlier years."""
+def _add_scan_arguments(parser: argparse.ArgumentParser) -> None:
+    """What `scan` and `report` share: the paths, every option of a scan but its format."""
+    parser.add_argument(
+        "paths", nargs="*", default=["."], metavar="PATH", help="folders, files or .zip files"
+    )
+    _add_matching_options(parser)
+    _add_workspace_options(parser)
     parser.add_argument(
         "--archive",
         action="append",
@@ -144,6 +149,10 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
         help="earlier years' submissions (a folder, a file or a .zip; repeatable): "
         "matched against, never reported among themselves",
     )
+    parser.add_argument(
+        "--no-index", action="store_true", help="neither read nor write the saved index"
+    )
+    _add_progress_option(parser)
 
 
 def _add_progress_option(parser: argparse.ArgumentParser) -> None:
@@ -169,15 +178,10 @@ def build_parser() -> argparse.ArgumentParser:
         "its index is kept in .doublet/, so a second scan reads only what changed. With "
         "files or several paths, they are compared as given.",
     )
-    scan_parser.add_argument(
-        "paths", nargs="*", default=["."], metavar="PATH", help="folders, files or .zip files"
-    )
-    _add_matching_options(scan_parser)
-    _add_workspace_options(scan_parser)
+    _add_scan_arguments(scan_parser)
     scan_parser.add_argument(
         "--matrix", action="store_true", help="show a similarity matrix of all documents"
     )
-    _add_input_options(scan_parser)
     scan_parser.add_argument(
         "--format",
         choices=("text", "json", "csv", "html", "students"),
@@ -185,10 +189,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="html: the page of `doublet report`, on standard output; students: one CSV "
         "row per student (group) or document, with its highest similarity and partners",
     )
-    scan_parser.add_argument(
-        "--no-index", action="store_true", help="neither read nor write the saved index"
-    )
-    _add_progress_option(scan_parser)
 
     report_parser = commands.add_parser(
         "report",
@@ -198,9 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and filter, clusters, a heatmap for small folders, each pair side by side with "
         "its passages linked, and each document's partners. Open it in any browser.",
     )
-    report_parser.add_argument(
-        "paths", nargs="*", default=["."], metavar="PATH", help="folders, files or .zip files"
-    )
+    _add_scan_arguments(report_parser)
     report_parser.add_argument(
         "-o",
         "--output",
@@ -214,13 +212,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="replace folder and file names by numbered aliases (the same name, the same "
         "alias) and leave out the title and skipped files' names",
     )
-    _add_matching_options(report_parser)
-    _add_workspace_options(report_parser)
-    _add_input_options(report_parser)
-    report_parser.add_argument(
-        "--no-index", action="store_true", help="neither read nor write the saved index"
-    )
-    _add_progress_option(report_parser)
 
     index_parser = commands.add_parser(
         "index",
