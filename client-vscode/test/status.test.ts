@@ -19,4 +19,11 @@ describe('the status bar item', () => {
     assert.doesNotMatch(tip, /f5\.ipynb/);
     assert.doesNotMatch(statusTooltip({ state: 'ready', documents: 3, skipped: [], skippedCount: 0 }), /skipped/);
   });
+
+  it('warns when the thresholds leave little to find', () => {
+    const warnings = ['97% of the prose documents\' fingerprints are in more than 21 documents'];
+    assert.strictEqual(statusText({ state: 'ready', documents: 41, warnings }), '$(warning) Doublet: 41 documents');
+    assert.match(statusTooltip({ state: 'ready', documents: 41, warnings }), /Warning: 97% of the prose/);
+    assert.strictEqual(statusText({ state: 'ready', documents: 41, warnings: [] }), '$(check) Doublet: 41 documents');
+  });
 });

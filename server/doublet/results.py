@@ -108,12 +108,18 @@ def with_given(listing: Listing, workspace: Workspace, results: Sequence[PairRes
     return replace(listing, given=workspace.given_spans(names))
 
 
-def scan_data(listing: Listing, results: Sequence[PairResult], skipped: Sequence[Skipped]) -> dict:
+def scan_data(
+    listing: Listing,
+    results: Sequence[PairResult],
+    skipped: Sequence[Skipped],
+    warnings: Sequence[str] = (),
+) -> dict:
     ids = listing.ids()
     return {
         "documents": listing.data(),
         "pairs": [pair_data(r, ids) for r in results],
         "skipped": [{"path": s.path, "reason": s.reason} for s in skipped],
+        "warnings": list(warnings),
     }
 
 

@@ -32,13 +32,18 @@ from doublet.config import Config
 from doublet.config import load as load_config
 from doublet.discovery import Discovery
 from doublet.engine import matching
-from doublet.engine.candidates import boilerplate_limit
+from doublet.engine.candidates import (
+    BOILERPLATE_SHARE,
+    DROWNED_SHARE,
+    boilerplate_limit,
+    boilerplate_shares,
+)
 from doublet.engine.comparison import PairResult, passage_digest
 from doublet.engine.document import Document, DocumentKeys, keys_of
 from doublet.engine.given import given_spans
 from doublet.engine.index import Index, Role
 from doublet.engine.index import keys_of as index_keys
-from doublet.engine.modes import Mode
+from doublet.engine.modes import MODES, Mode
 from doublet.parallel import parallel_aligner
 from doublet.skipped import NotText, Skipped
 from doublet.sources import read_bytes, read_document
@@ -477,6 +482,35 @@ class Workspace:
             config.min_similarity,
             config.paraphrase,
         )
+
+    def warnings(self) -> list[str]:
+        """What would make the answers mislead as configured: a mode whose fingerprints
+        are mostly boilerplate finds little, and says nothing of it (engine/candidates)."""
+        with self.lock:
+            limit = boilerplate_limit(len(self.index), self.config.boilerplate)
+            shares = boilerplate_shares(self.index, limit)
+        found = []
+        for name, share in sorted(shares.items()):
+            if share <= DROWNED_SHARE:
+                continue
+            noise, default = getattr(self.config, name).noise, MODES[name].noise
+            if noise < default:
+                cause = (
+                    f"{name}.noise = {noise} is too short to tell copying from common text "
+                    f"(the default is {default})"
+                )
+            elif self.config.boilerplate != BOILERPLATE_SHARE:
+                cause = f"boilerplate = {self.config.boilerplate} is too low for this folder"
+            else:
+                cause = (
+                    "most of the text is in most documents: name what they were all given "
+                    "in templates, or raise boilerplate"
+                )
+            found.append(
+                f"{share:.0%} of the {name} documents' fingerprints are in more than {limit} "
+                f"documents and are ignored as boilerplate, so copies may go unfound: {cause}"
+            )
+        return found
 
     def pairs(self, progress: Progress | None = None, parallel: bool = False) -> list[PairResult]:
         """Every pair of documents that shares passages, best first, as configured (and

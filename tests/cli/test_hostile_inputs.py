@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -23,6 +24,8 @@ from doublet.skipped import NotText
 from doublet.sources import decode
 from doublet.workspace import Workspace
 from tests.commands import doublet as run_doublet
+
+CLOUGH = Path(__file__).parents[1] / "data" / "clough-stevenson"
 
 TEXT = "A sentence that two students share, word for word, in a long enough passage. " * 4
 
@@ -326,3 +329,22 @@ def test_workers_end_with_a_killed_index_run(tmp_path: Path) -> None:
     for pid in alive:  # never leave them behind, even when failing
         os.kill(pid, 9)
     assert alive == [], "worker processes outlived their parent"
+
+
+def test_a_noise_threshold_that_makes_all_text_boilerplate_is_warned_of(tmp_path: Path) -> None:
+    folder = tmp_path / "answers"
+    shutil.copytree(CLOUGH, folder, ignore=shutil.ignore_patterns("*.csv"))
+    source = (folder / "orig_taska.txt").read_text("utf-8", "replace")[:1500]
+    (folder / "copied.txt").write_text(f"My own opening.\n\n{source}\n\nMy own end.", "utf-8")
+    (folder / "doublet.toml").write_text("[prose]\nnoise = 1\n", "utf-8")
+    data, stderr = scan_json(folder, "--threshold", "0")
+    [warning] = data["warnings"]
+    assert "prose.noise = 1 is too short" in warning and "ignored as boilerplate" in warning
+    assert f"doublet: warning: {warning}" in stderr
+
+    (folder / "doublet.toml").unlink()
+    data, stderr = scan_json(folder)
+    assert data["warnings"] == [] and "warning" not in stderr
+    names = {d["id"]: Path(d["path"]).name for d in data["documents"]}
+    pairs = [{names[p["a"]], names[p["b"]]} for p in data["pairs"]]
+    assert {"copied.txt", "orig_taska.txt"} in pairs

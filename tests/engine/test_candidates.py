@@ -7,8 +7,10 @@ sentence evidence (shared MinHash bands of sentences) on real reworded text.
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from prose_samples import UNRELATED_SENTENCES
@@ -18,6 +20,7 @@ from doublet.engine.candidates import (
     MAX_REPEATS,
     _carrying,
     all_candidates,
+    boilerplate_shares,
     candidates_of,
 )
 from doublet.engine.document import Document, DocumentKeys
@@ -165,6 +168,33 @@ def test_the_ignored_keys_are_those_in_more_than_max_docs_documents(
     expected = sorted(h for h in set().union(*sets) if sum(h in s for s in sets) > max_docs)
     ignored = all_candidates(index, max_docs)[1].tolist() if len(documents) >= 2 else expected
     assert ignored == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    documents=fingerprint_lists(15),
+    max_docs=st.integers(1, 9),
+    sample=st.integers(1, 40),
+    mixed=st.booleans(),
+)
+def test_the_boilerplate_share_is_that_of_fingerprints_in_more_than_max_docs_documents(
+    documents: list[list[Posting]], max_docs: int, sample: int, mixed: bool
+) -> None:
+    index = Index()
+    modes = [mode_with(1, 10), replace(MODES["words"], noise=1, guarantee=1)]
+    for number, postings in enumerate(documents):
+        index.add(f"{number:03d}", keys_of(postings), modes[mixed and number % 2])
+    held = [{h for h, _ in d} for d in documents]
+    total = sum(len(d) for d in documents)
+    one_in = max(1, total // sample)  # a larger index is estimated on keys divisible by it
+    expected = {}
+    for name in ("prose", "words"):
+        of_mode = [d for n, d in enumerate(documents) if modes[mixed and n % 2].name == name]
+        counted = [h for d in of_mode for h, _ in d if h % one_in == 0]
+        common = [h for h in counted if sum(h in s for s in held) > max_docs]
+        if counted:
+            expected[name] = len(common) / len(counted)
+    assert boilerplate_shares(index, max_docs, sample) == pytest.approx(expected)
 
 
 def test_the_keys_of_a_template_are_ignored_and_it_is_never_a_candidate() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from lsp_support import (
     EDITED,
     ESSAY,
     SOURCE,
+    filler,
     mark,
     matching,
     open_document,
@@ -210,3 +212,24 @@ async def test_the_paraphrase_setting_turns_the_paraphrase_stage_off_and_on_live
         client, address, since=since, where=lambda d: len(d) == 1 and "paraphrased" in d[0].message
     )
     assert widened.range.start.character < copied.range.start.character  # the whole paragraph
+
+
+async def test_thresholds_that_make_all_text_boilerplate_are_warned_of_until_fixed(folder: Path):
+    for seed in range(12):  # more documents than the smallest boilerplate limit (10)
+        (folder / f"filler-{seed}.txt").write_text(filler(seed))
+    config = folder / "doublet.toml"
+    config.write_text("[prose]\nnoise = 1\n")
+    async with session(folder) as client:
+        await ready(client)
+        [warning] = (await status(client))["warnings"]
+        assert "prose.noise = 1 is too short" in warning and "ignored as boilerplate" in warning
+        shown = [m.message for m in client.messages if m.type == types.MessageType.Warning]
+        assert shown == [f"Doublet: {warning}"]
+
+        config.write_text("[prose]\nnoise = 12\n")
+        for _ in range(200):
+            if not (await status(client))["warnings"]:
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the warning outlived its cause")

@@ -19,7 +19,7 @@ const DOUBLET = path.join(REPO_ROOT, '.venv', 'bin', 'doublet');
 const CORPUS = path.join(REPO_ROOT, 'tests', 'data', 'clough-stevenson');
 const ARTIFACTS = process.env.DOUBLET_REPORT_ARTIFACTS || path.join(REPO_ROOT, 'test-artifacts', 'report');
 
-let workDir, reportFile, scan, browser, page;
+let workDir, folder, reportFile, scan, browser, page;
 const problems = []; // console errors and uncaught exceptions of the page
 
 function doublet(...args) {
@@ -32,7 +32,7 @@ before(async () => {
   ensureInstalled();
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doublet-report-'));
-  const folder = path.join(workDir, 'answers');
+  folder = path.join(workDir, 'answers');
   fs.mkdirSync(folder);
   for (const name of fs.readdirSync(CORPUS).filter((n) => n.endsWith('.txt'))) {
     fs.copyFileSync(path.join(CORPUS, name), path.join(folder, name));
@@ -210,3 +210,18 @@ test("a submission (one author's documents) lists its partners once each", async
   await shot('submission');
   assert.deepEqual(problems, []);
 });
+
+test('a warning of the scan stands at the top of the overview', async () => {
+  assert.equal(await page.locator('.warning').count(), 0);
+  const warned = path.join(workDir, 'warned.html');
+  doublet('report', folder, '-o', warned, '--no-progress', '--no-index', '--noise', '1');
+  const other = await browser.newPage();
+  try {
+    await other.goto(pathToFileURL(warned).href);
+    const text = await other.locator('#overview .warning').innerText();
+    assert.match(text, /^Warning: \d+% of the prose documents' fingerprints .* prose\.noise = 1 is too short/);
+  } finally {
+    await other.close();
+  }
+});
+

@@ -7,6 +7,7 @@ export interface ServerStatus {
   progress?: { done: number; total: number } | null;
   skipped?: { path: string; reason: string }[];
   skippedCount?: number;
+  warnings?: string[];
 }
 
 export function statusText(status: ServerStatus | undefined): string {
@@ -23,7 +24,8 @@ export function statusText(status: ServerStatus | undefined): string {
   if (status.state === 'no workspace') {
     return '$(circle-slash) Doublet: no folder';
   }
-  return `$(check) Doublet: ${status.documents} document${status.documents === 1 ? '' : 's'}`;
+  const icon = status.warnings?.length ? '$(warning)' : '$(check)';
+  return `${icon} Doublet: ${status.documents} document${status.documents === 1 ? '' : 's'}`;
 }
 
 export function statusTooltip(status: ServerStatus | undefined): string {
@@ -33,6 +35,9 @@ export function statusTooltip(status: ServerStatus | undefined): string {
   const lines = [`Doublet: ${status.state}, ${status.documents} documents indexed. Click for the workspace report.`];
   if (status.lastError) {
     lines.push(`Last error: ${status.lastError}`);
+  }
+  for (const warning of status.warnings ?? []) {
+    lines.push(`Warning: ${warning}`);
   }
   const skipped = status.skipped ?? [];
   if (status.skippedCount) {

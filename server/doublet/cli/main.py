@@ -374,6 +374,14 @@ def _refresh(
     return changes, skipped
 
 
+def _warn(workspace: Workspace) -> list[str]:
+    """The workspace's warnings (Workspace.warnings), printed on stderr and returned."""
+    found = workspace.warnings()
+    for warning in found:
+        print(f"doublet: warning: {warning}", file=sys.stderr)
+    return found
+
+
 def _write(data: dict, args: argparse.Namespace, texts: dict, started: float) -> None:
     """Print a scan-shaped report in the format asked for."""
     count = len(data["documents"])
@@ -455,9 +463,11 @@ def _scan(args: argparse.Namespace) -> tuple[dict, dict]:
             raise UsageError(
                 f"--matrix shows at most {MATRIX_LIMIT} documents; found {len(listing.names)}"
             )
+        warnings = _warn(workspace)
         results = workspace.pairs(_progress(show_progress, "comparing"), parallel=True)
         listing = with_given(listing, workspace, results)
-        return scan_data(listing, results, inputs.skipped + skipped), texts_of(results, listing)
+        data = scan_data(listing, results, inputs.skipped + skipped, warnings)
+        return data, texts_of(results, listing)
 
 
 @dataclass
@@ -638,6 +648,7 @@ def run_index(args: argparse.Namespace) -> int:
     except IndexFileError as exc:
         raise UsageError(str(exc)) from None
     size = path.stat().st_size / 1e6
+    _warn(workspace)
     print(
         f"Indexed {len(workspace.index)} documents in {time.perf_counter() - started:.2f} s: "
         f"{len(changes.added)} added, {len(changes.updated)} updated, "
@@ -681,9 +692,10 @@ def run_similar(args: argparse.Namespace) -> int:
     if rel not in workspace.index:
         reason = next((s.reason for s in workspace.skipped if s.path == rel), "not included")
         raise UsageError(f"{args.file} is not a document of the workspace: {reason}")
+    warnings = _warn(workspace)
     results = workspace.similar(rel)
     listing = listing_of(workspace, shown, [rel] + [r.b.name for r in results])
-    data = scan_data(listing, results, skipped)
+    data = scan_data(listing, results, skipped, warnings)
     args.matrix = False
     _write(data, args, texts_of(results, listing), started)
     return 0

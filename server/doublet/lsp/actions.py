@@ -345,8 +345,9 @@ def report_data(workspace: Workspace) -> tuple[dict, dict[int, str]]:
         results = workspace.pairs()
         listing = with_given(listing_of(workspace, lambda name: name), workspace, results)
         skipped = list(workspace.skipped)
+        warnings = workspace.warnings()
     texts = {i: document.text for i, document in texts_of(results, listing).items()}
-    return scan_data(listing, results, skipped), texts
+    return scan_data(listing, results, skipped, warnings), texts
 
 
 async def show_match(ls: DoubletServer, args: tuple) -> dict:

@@ -67,6 +67,8 @@ class DoubletServer(LanguageServer):
         self.settings = Settings()
         self.state = "starting"
         self.last_error: str | None = None
+        #: What would make the answers mislead as configured (Workspace.warnings)
+        self.warnings: list[str] = []
         self.opened: dict[str, OpenDocument] = {}
         self.worker = ThreadPoolExecutor(1, thread_name_prefix="doublet-worker")
         self.saver: DebouncedSave | None = None
@@ -152,6 +154,7 @@ class DoubletServer(LanguageServer):
                 for s in (self.project.skipped[:STATUS_SKIPPED] if self.project else [])
             ],
             "skippedCount": len(self.project.skipped) if self.project else 0,
+            "warnings": self.warnings,
         }
 
     async def index_workspace(self, rebuild: bool = False) -> None:
@@ -174,6 +177,7 @@ class DoubletServer(LanguageServer):
             started = time.perf_counter()
             changes = await self.run(self._refresh_with_progress, report, rebuild)
             await self.run(self.project.save)
+            await self.check_warnings()
             log.info(
                 "indexed %d documents in %.2f s (%d read, %d skipped)",
                 len(self.project.index),
@@ -195,6 +199,21 @@ class DoubletServer(LanguageServer):
             self.schedule(document, delay=0)
         if self._disk_changes or self._config_changed:  # files changed while indexing
             self._disk_task = loop.create_task(self._after_quiet())
+
+    async def check_warnings(self) -> None:
+        """Look for what would make the answers mislead (Workspace.warnings): logged, in
+        the status, and shown once when they change."""
+        assert self.project is not None
+        found = await self.run(self.project.warnings)
+        if found != self.warnings:
+            for warning in found:
+                log.warning("%s", warning)
+                self.window_show_message(
+                    types.ShowMessageParams(
+                        type=types.MessageType.Warning, message=f"Doublet: {warning}"
+                    )
+                )
+        self.warnings = found
 
     def _refresh_with_progress(self, report, rebuild: bool):
         assert self.project is not None
@@ -275,6 +294,7 @@ class DoubletServer(LanguageServer):
         for document in self.opened.values():
             document.rel = self.rel_of(document.uri)  # include/exclude may have changed
         await self.run(self._refresh_with_progress, lambda done, total: None, False)
+        await self.check_warnings()
         self.after_index_change()
 
     # --- files on disk --------------------------------------------------------------

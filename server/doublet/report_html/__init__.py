@@ -113,6 +113,7 @@ def report_payload(
         "pairs": pairs,
         "texts": {str(i): t for i, t in sorted(clean.items())},
         "skipped": skipped,
+        "warnings": list(data.get("warnings", [])),
         "anonymized": anonymize,
     }
 

@@ -126,6 +126,7 @@
     const above = PAIRS.filter((p) => p.similarity >= state.threshold).length;
     const view = el('div', { id: 'overview' },
       el('h1', {}, DATA.title),
+      ...DATA.warnings.map((w) => el('p', { class: 'warning' }, 'Warning: ', w)),
       el('div', { class: 'stats' },
         el('div', {}, el('b', { id: 'stat-documents' }, DOCS.length), 'documents'),
         el('div', {}, el('b', { id: 'stat-pairs' }, PAIRS.length), 'pairs share passages'),
