@@ -51,6 +51,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path, PurePath
 from typing import Any
 
+from doublet.engine.ignore_marks import keep_marks
 from doublet.skipped import NotText
 
 #: Invisible, and part of the character before it for the engine: masks markup
@@ -110,7 +111,7 @@ def extract(path: Path, data: bytes, decode: Decoder) -> str:
         if kind == "html" and _REPORT_MARK in data[:2048]:
             raise NotText(path, "a Doublet report (its quotes of other documents would match them)")
         text = decode(data, path)
-        return _MASKS[kind](text) if kind in _MASKS else text
+        return keep_marks(text, _MASKS[kind](text)) if kind in _MASKS else text
     except RecursionError:  # nesting no document needs (3,000 "[" in a notebook)
         raise NotText(path, "nested too deeply to be read") from None
     except MemoryError:

@@ -28,8 +28,9 @@ from doublet.sources import read_bytes
 FOLDER = ".doublet"
 FILE = "index.msgpack"
 #: 2: file names stored as bytes; 3: code units with mirrored comparisons; 4: sentence keys
-#: beside fingerprints, and each document's mode; 5: lexicon keys of programs
-VERSION = 5
+#: beside fingerprints, and each document's mode; 5: lexicon keys of programs; 6: keys
+#: without the text ignore marks leave out (engine/ignore_marks)
+VERSION = 6
 MAGIC = b"DOUBLET-INDEX\n"
 _DIGEST = 32
 

@@ -227,3 +227,21 @@ async def test_the_debounce_setting_delays_the_analysis(folder: Path):
         await nothing_published(client, essay, since=since, seconds=0.3)
         await published(client, essay, since=since, version=2, where=lambda d: len(d) == 1)
         assert loop.time() - started >= 0.45
+
+
+async def test_ignore_marks_typed_around_a_copied_paragraph_clear_its_warning(
+    client: LanguageClient, folder: Path
+):
+    text = read(folder, ESSAY)
+    essay = open_document(client, folder, ESSAY)
+    found = await published(client, essay, where=lambda d: len(d) == 2)
+    assert matching(found, uri(folder, SOURCE))
+    start, end = span(text, FIRST_WORDS, LAST_WORDS)
+    marked = (
+        f"{text[:start]}(quoted on purpose; doublet: ignore-start)\n"
+        f"{text[start:end]}\n(doublet: ignore-end){text[end:]}"
+    )
+    since = mark(client)
+    change_document(client, essay, 2, marked)
+    left = await published(client, essay, since=since, version=2)
+    assert len(left) == 1 and not matching(left, uri(folder, SOURCE))

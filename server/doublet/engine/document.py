@@ -15,6 +15,7 @@ import numpy as np
 from doublet.engine.chars import char_units
 from doublet.engine.code import Lexicon
 from doublet.engine.fingerprints import Fingerprints, fingerprint, fingerprint_each
+from doublet.engine.ignore_marks import without_ignored
 from doublet.engine.joined import Joined
 from doublet.engine.lexicon_keys import LexiconKeys, lexicon_keys
 from doublet.engine.modes import Mode
@@ -51,14 +52,23 @@ class Document:
     _fingerprint_offsets: np.ndarray | None = field(default=None, repr=False)
     _lexicon: Lexicon | None = field(default=None, repr=False)
     _lexicon_keys: LexiconKeys | None = field(default=None, repr=False)
+    _matched: str | None = field(default=None, repr=False)
+
+    @property
+    def matched(self) -> str:
+        """The text as matched: what ignore marks leave out blanked (engine/ignore_marks),
+        so offsets into it are offsets into ``text``."""
+        if self._matched is None:
+            self._matched = without_ignored(self.text)
+        return self._matched
 
     @property
     def units(self) -> Units:
         if self._units is None:
             if self.mode.paraphrase and self._sentences is None:
                 # the paraphrase stage reads the same folded characters: fold once
-                self._chars = char_units(self.text)
-            self._units = self.mode.units(self.text, self.name, self._chars)
+                self._chars = char_units(self.matched)
+            self._units = self.mode.units(self.matched, self.name, self._chars)
             self._unit_count = len(self._units)
         return self._units
 
@@ -73,7 +83,7 @@ class Document:
     def fingerprints(self) -> Fingerprints:
         if self._fingerprints is None:
             mode = self.mode
-            skip = quoted_mask(self.text, self.units.starts) if mode.skip_quotations else None
+            skip = quoted_mask(self.matched, self.units.starts) if mode.skip_quotations else None
             self._fingerprints = fingerprint(self.units, mode.k, mode.window, mode.salt, skip)
         return self._fingerprints
 
@@ -88,7 +98,7 @@ class Document:
     def sentences(self) -> Sentences:
         """The text's sentences as content terms, for the paraphrase stage."""
         if self._sentences is None:
-            self._sentences = split_sentences(self.text, self._chars)
+            self._sentences = split_sentences(self.matched, self._chars)
             self._chars = None
         return self._sentences
 
@@ -135,7 +145,7 @@ class Document:
     def lexicon(self) -> Lexicon:
         """Literals and names (code), for judging how alike two programs are as a whole."""
         if self._lexicon is None:
-            self._lexicon = self.mode.lexicon(self.text, self.name)
+            self._lexicon = self.mode.lexicon(self.matched, self.name)
         return self._lexicon
 
     def assume_unit_count(self, count: int) -> None:
@@ -164,6 +174,7 @@ class Document:
         self._sentences = None
         self._lexicon = None
         self._fingerprint_offsets = None
+        self._matched = None
 
 
 def keys_of(documents: Sequence[Document]) -> list[DocumentKeys]:
@@ -187,14 +198,14 @@ def split_together(documents: Sequence[Document]) -> None:
     """Cut many documents into sentences at once, for the paraphrase stage that aligning
     them runs (a scan aligns thousands of short documents; engine/joined)."""
     wanting = [d for d in documents if d.mode.paraphrase and d._sentences is None]
-    for document, sentences in zip(wanting, split_each([d.text for d in wanting]), strict=True):
+    for document, sentences in zip(wanting, split_each([d.matched for d in wanting]), strict=True):
         document._sentences = sentences
 
 
 def _cut_together(mode: Mode, documents: list[Document]) -> None:
     """Give each document its units, fingerprints and sentence keys, computed for all
     at once."""
-    joined = Joined.of([d.text for d in documents])
+    joined = Joined.of([d.matched for d in documents])
     chars = char_units(joined.text)
     units = mode.units(joined.text, None, chars)
     unit_cuts = joined.cuts(units.starts)
