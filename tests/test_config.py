@@ -163,6 +163,9 @@ def test_an_unset_guarantee_follows_a_raised_noise_as_the_engine_does() -> None:
         ({"ignore": [{"a": "x", "b": "y", "digest": "d", "c": 1}]}, "ignore[1].c", "unknown"),
         ({"ignore": [{"a": "/etc/x", "b": "y", "digest": "d"}]}, "ignore[1].a", "relative"),
         ({"ignore": {"a": "x"}}, "ignore", "[[ignore]]"),
+        ({"severity_by_kind": {"copied": "error"}}, "severity_by_kind.copied", "unknown key"),
+        ({"severity_by_kind": {"edited": "loud"}}, "severity_by_kind.edited", "'error'"),
+        ({"severity_by_kind": "error"}, "severity_by_kind", "a table [severity_by_kind]"),
     ],
 )
 def test_errors_name_the_key_the_source_and_what_was_expected(
@@ -322,6 +325,15 @@ def test_as_toml_of_the_defaults() -> None:
     assert tomllib.loads(DEFAULTS.as_toml())["ignore"] == []
 
 
+def test_severity_by_kind_lies_over_severity() -> None:
+    config = DEFAULTS.with_overrides(
+        {"severity": "information", "severity_by_kind": {"verbatim": "error"}}, "test"
+    )
+    assert config.severity_of("verbatim") == "error"
+    assert config.severity_of("edited") == config.severity_of("paraphrased") == "information"
+    assert DEFAULTS.severity_of("edited") == "warning"
+
+
 # --- property: any valid override prints as TOML that reads back the same ------------------
 
 texts = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=12)
@@ -368,6 +380,10 @@ overrides = st.fixed_dictionaries(
             st.sampled_from(["none", "top-level", "lms"]), st.lists(globs, max_size=3)
         ),
         "respect_gitignore": st.booleans(),
+        "severity_by_kind": st.dictionaries(
+            st.sampled_from(["verbatim", "edited", "paraphrased"]),
+            st.sampled_from(["error", "warning", "information", "hint"]),
+        ),
         "modes": st.dictionaries(globs, st.sampled_from(sorted(MODES)), max_size=3),
         "prose": thresholds("prose"),
         "words": thresholds("words"),

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { compareSideBySide, diagnosticAt, openPassage } from './compare';
 import { WorkspaceReport } from './logic/report';
 import { JsonRange, SimilarPassage } from './logic/similar';
-import { ServerStatus, statusText, statusTooltip } from './logic/status';
+import { ServerStatus, statusText, statusTooltip, waitingMessage } from './logic/status';
 import { pythonExtensionInterpreter } from './python';
 import { closeReport, showReport } from './reportPanel';
 import { ServerManager } from './server';
@@ -26,7 +26,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const output = vscode.window.createOutputChannel('Doublet');
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
   status.command = 'doublet.showWorkspaceReport';
+  let lastStatus: ServerStatus | undefined;
   const showStatus = (value: ServerStatus | undefined) => {
+    lastStatus = value;
     status.text = statusText(value);
     status.tooltip = statusTooltip(value);
     status.show();
@@ -52,11 +54,34 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (!editor.selection.isEmpty) {
       args.push(jsonRange(editor.selection));
     }
-    const passages = (await vscode.commands.executeCommand('doublet.findSimilar', ...args)) as SimilarPassage[] | undefined;
+    // the server answers once its index is built: until then, say why it takes a while
+    const passages = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Doublet' },
+      async (progress) => {
+        progress.report({ message: waitingMessage(lastStatus) });
+        return (await vscode.commands.executeCommand('doublet.findSimilar', ...args)) as SimilarPassage[] | undefined;
+      },
+    );
     view.show(editor.document.uri.toString(), passages ?? []);
     await vscode.commands.executeCommand('doublet.similar.focus');
     if (!view.count) {
       void vscode.window.showInformationMessage('Doublet: no similar passages found.');
+    }
+  });
+
+  register('doublet.checkCurrentDocument', async () => {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+      void vscode.window.showInformationMessage('Doublet: open a document to check it.');
+      return;
+    }
+    const result = (await vscode.commands.executeCommand('doublet.checkDocument', editor.document.uri.toString())) as
+      | { checked: boolean; diagnostics: number }
+      | undefined;
+    if (result && !result.checked) {
+      void vscode.window.showInformationMessage('Doublet: this document is not part of the indexed folder.');
+    } else if (result && result.diagnostics === 0) {
+      void vscode.window.showInformationMessage('Doublet: no passage of this document matches another file.');
     }
   });
 

@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { statusText, statusTooltip } from '../src/logic/status';
+import { statusText, statusTooltip, waitingMessage } from '../src/logic/status';
 
 describe('the status bar item', () => {
   it('shows start-up, indexing progress, the count, and errors', () => {
@@ -25,5 +25,11 @@ describe('the status bar item', () => {
     assert.strictEqual(statusText({ state: 'ready', documents: 41, warnings }), '$(warning) Doublet: 41 documents');
     assert.match(statusTooltip({ state: 'ready', documents: 41, warnings }), /Warning: 97% of the prose/);
     assert.strictEqual(statusText({ state: 'ready', documents: 41, warnings: [] }), '$(check) Doublet: 41 documents');
+  });
+
+  it('says Find Similar Passages waits for the index while it is built', () => {
+    assert.match(waitingMessage({ state: 'indexing', documents: 0, progress: { done: 5, total: 50 } }), /waiting for the index to be built \(5 of 50 files\)/);
+    assert.match(waitingMessage(undefined), /waiting for the server/);
+    assert.strictEqual(waitingMessage({ state: 'ready', documents: 3 }), 'finding similar passages…');
   });
 });

@@ -28,8 +28,15 @@ from typing import Any
 from pathspec import GitIgnoreSpec
 
 from doublet import lms
-from doublet.engine.candidates import BOILERPLATE_SHARE
 from doublet.engine.modes import MODE_NAMES, MODES, Mode, detect_mode_name
+from doublet.settings_table import (
+    BY_KEY,
+    KINDS,
+    SETTINGS,
+    SEVERITIES,
+    WORKSPACE,
+    default,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -38,7 +45,6 @@ else:  # pragma: no cover
 
 FILE_NAME = "doublet.toml"
 DEFAULT_SOURCE = "default"
-SEVERITIES = ("error", "warning", "information", "hint")
 THRESHOLD_KEYS = ("noise", "guarantee", "min_length", "gap")
 
 
@@ -90,18 +96,20 @@ class Ignore:
 class Config:
     """The effective configuration of a workspace. Build it with ``load``/``with_overrides``."""
 
-    min_similarity: float = 0.0
-    severity: str = "warning"
-    paraphrase: bool = True  # the paraphrase stage (engine/paraphrase) in prose and words
-    boilerplate: int | float = BOILERPLATE_SHARE
-    max_file_size: int = 20_000_000
-    include: tuple[str, ...] = ("**/*",)
-    exclude: tuple[str, ...] = ()
-    templates: tuple[str, ...] = ()
-    references: tuple[str, ...] = ()
-    groups: str | tuple[str, ...] = "none"
-    respect_gitignore: bool = True
-    modes: tuple[tuple[str, str], ...] = ()  # (pattern, mode name), first match wins
+    # each default and what it means: settings_table
+    min_similarity: float = default("min_similarity")
+    severity: str = default("severity")
+    severity_by_kind: tuple[tuple[str, str], ...] = default("severity_by_kind")  # (kind, severity)
+    paraphrase: bool = default("paraphrase")  # the paraphrase stage (engine/paraphrase)
+    boilerplate: int | float = default("boilerplate")
+    max_file_size: int = default("max_file_size")
+    include: tuple[str, ...] = default("include")
+    exclude: tuple[str, ...] = default("exclude")
+    templates: tuple[str, ...] = default("templates")
+    references: tuple[str, ...] = default("references")
+    groups: str | tuple[str, ...] = default("groups")
+    respect_gitignore: bool = default("respect_gitignore")
+    modes: tuple[tuple[str, str], ...] = default("modes")  # (pattern, mode name), first wins
     prose: Thresholds = _DEFAULT_THRESHOLDS["prose"]
     words: Thresholds = _DEFAULT_THRESHOLDS["words"]
     code: Thresholds = _DEFAULT_THRESHOLDS["code"]
@@ -167,6 +175,10 @@ class Config:
                     return folder
         return None
 
+    def severity_of(self, kind: str) -> str:
+        """How an editor shows a passage of this kind (verbatim, edited, paraphrased)."""
+        return dict(self.severity_by_kind).get(kind, self.severity)
+
     def is_ignored(self, a: str, b: str, digest: str) -> bool:
         """Whether the user ignored this passage of this pair (in either order)."""
         return any(i.digest == digest and (i.a, i.b) in ((a, b), (b, a)) for i in self.ignore)
@@ -178,6 +190,7 @@ class Config:
         flat = _flatten(self)
         top = {k: _plain(v) for k, v in flat.items() if "." not in k}
         top["modes"] = dict(self.modes)
+        top["severity_by_kind"] = dict(self.severity_by_kind)
         for name in MODE_NAMES:
             top[name] = {k: flat[f"{name}.{k}"] for k in _table_keys(name)}
         top["ignore"] = [{"a": i.a, "b": i.b, "digest": i.digest} for i in self.ignore]
@@ -190,8 +203,9 @@ class Config:
         for key, value in data.items():
             if not isinstance(value, dict) and (key != "ignore" or not value):
                 lines.append(f"{key} = {_toml(value)}  # {self._comment(key)}")
-        lines += ["", f"[modes]  # {self._comment('modes')}"]
-        lines += [f"{_toml(pattern)} = {_toml(name)}" for pattern, name in self.modes]
+        for table in ("severity_by_kind", "modes"):
+            lines += ["", f"[{table}]  # {self._comment(table)}"]
+            lines += [f"{_toml(key)} = {_toml(value)}" for key, value in getattr(self, table)]
         for name in MODE_NAMES:
             lines += ["", f"[{name}]"]
             for key, value in data[name].items():
@@ -353,12 +367,6 @@ def _table(value: Any, key: str, source: str, what: str) -> Mapping[str, Any]:
     return value
 
 
-#: The largest threshold in units (a passage of a million characters is a book), and
-#: the largest file size: numbers beyond are typing mistakes, not settings.
-MAX_THRESHOLD = 1_000_000
-MAX_FILE_SIZE = 1 << 40
-
-
 def _integer(value: Any, key: str, source: str, least: int, most: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
         raise _expected(source, key, f"a whole number from {least} to {most:,}", value)
@@ -493,27 +501,58 @@ def _ignores(value: Any, key: str, source: str) -> tuple[Ignore, ...]:
     return tuple(entries)
 
 
-def _check_threshold(value: Any, key: str, source: str) -> int | bool:
-    if key.endswith(".keep_comments"):
-        return _boolean(value, key, source)
-    return _integer(value, key, source, 0 if key.endswith(".gap") else 1, MAX_THRESHOLD)
+def _severity_by_kind(value: Any, key: str, source: str) -> tuple[tuple[str, str], ...]:
+    what = f"a table [{key}] of {', '.join(KINDS)} = a severity"
+    table = _table(value, key, source, what)
+    checked = []
+    for kind, severity in table.items():
+        if kind not in KINDS:
+            raise _unknown(source, f"{key}.{kind}", str(kind), KINDS, f"[{key}]")
+        checked.append((kind, _choice(severity, f"{key}.{kind}", source, SEVERITIES)))
+    return tuple(checked)
 
 
-_CHECKS: dict[str, Callable[[Any, str, str], Any]] = {
-    "min_similarity": _fraction,
-    "severity": lambda v, k, s: _choice(v, k, s, SEVERITIES),
-    "paraphrase": _boolean,
+def _by_schema(key: str) -> Callable[[Any, str, str], Any]:
+    """The check of a plain setting, from the values its row in settings_table takes."""
+    schema = BY_KEY[key].schema
+    kind = schema["type"]
+    if kind == "boolean":
+        return _boolean
+    if kind == "integer":
+        least, most = schema["minimum"], schema["maximum"]
+        return lambda v, k, s: _integer(v, k, s, least, most)
+    if kind == "number" and (schema.get("minimum"), schema.get("maximum")) == (0, 1):
+        return _fraction
+    if kind == "string" and "enum" in schema:
+        choices = tuple(schema["enum"])
+        return lambda v, k, s: _choice(v, k, s, choices)
+    raise TypeError(f"settings_table: no check for {key} ({schema})")
+
+
+#: Settings whose values need more than their schema says.
+_SPECIAL_CHECKS: dict[str, Callable[[Any, str, str], Any]] = {
     "boilerplate": _boilerplate,
-    "max_file_size": lambda v, k, s: _integer(v, k, s, 1, MAX_FILE_SIZE),
     "include": _globs,
     "exclude": _globs,
     "templates": _globs,
     "references": _globs,
     "groups": _groups,
-    "respect_gitignore": _boolean,
     "modes": _modes,
     "ignore": _ignores,
+    "severity_by_kind": _severity_by_kind,
 }
+
+#: The check of every doublet.toml key, and of the keys of the modes' tables (dotted).
+_ALL_CHECKS: dict[str, Callable[[Any, str, str], Any]] = {
+    s.key: _SPECIAL_CHECKS.get(s.key) or _by_schema(s.key)
+    for s in SETTINGS
+    if s.key and s.where == WORKSPACE
+}
+_CHECKS = {key: check for key, check in _ALL_CHECKS.items() if "." not in key}
+
+
+def _check_threshold(value: Any, key: str, source: str) -> int | bool:
+    return _ALL_CHECKS[key](value, key, source)
 
 
 # --- building a Config from layered values ----------------------------------------------------

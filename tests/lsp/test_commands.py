@@ -19,6 +19,7 @@ from lsp_support import (
     as_range,
     command,
     essay_range,
+    filler,
     mark,
     open_document,
     passage,
@@ -26,6 +27,7 @@ from lsp_support import (
     range_json,
     read,
     ready,
+    session,
     source_range,
     span,
     status,
@@ -208,3 +210,16 @@ async def test_reindex_rebuilds_with_progress_and_returns_the_status(
     # and the open documents are analysed again
     found = await published(client, essay, since=since, where=lambda d: len(d) == 2)
     assert len(found) == 2
+
+
+async def test_find_similar_asked_while_the_index_is_built_waits_for_it(folder: Path):
+    bulk = folder / "bulk"
+    bulk.mkdir()
+    for i in range(2500):  # a second or more of indexing
+        (bulk / f"{i:04d}.txt").write_text(filler(i, 60))
+    async with session(folder) as client:
+        asked_while = (await status(client))["state"]
+        answer = await command(client, FIND, uri(folder, ESSAY))
+        assert asked_while in ("starting", "indexing")
+        assert {m["other"]["path"] for m in answer} >= {SOURCE, EDITED}
+        assert (await status(client))["state"] == "ready"

@@ -11,9 +11,12 @@ from lsp_support import (
     EDITED,
     ESSAY,
     SOURCE,
+    change_document,
+    command,
     filler,
     mark,
     matching,
+    nothing_published,
     open_document,
     published,
     ready,
@@ -233,3 +236,58 @@ async def test_thresholds_that_make_all_text_boilerplate_are_warned_of_until_fix
             await asyncio.sleep(0.05)
         else:
             raise AssertionError("the warning outlived its cause")
+
+
+@pytest.mark.parametrize(
+    "settings", [{"debounce": DEBOUNCE_MS, "severityByKind": {"edited": "error"}}], indirect=True
+)
+async def test_severity_by_kind_shows_an_edited_copy_louder_than_the_rest(
+    client: LanguageClient, folder: Path, settings: dict
+):
+    essay = open_document(client, folder, ESSAY)
+    found = await published(client, essay, where=lambda d: len(d) == 2)
+    [copied] = matching(found, uri(folder, SOURCE))
+    [edited] = matching(found, uri(folder, EDITED))
+    assert "verbatim" in copied.related_information[0].message
+    assert "edited" in edited.related_information[0].message
+    assert copied.severity == types.DiagnosticSeverity.Warning  # severity, the default
+    assert edited.severity == types.DiagnosticSeverity.Error
+
+
+@pytest.mark.parametrize(
+    "settings", [{"debounce": DEBOUNCE_MS, "checkFrequency": "manual"}], indirect=True
+)
+async def test_check_frequency_manual_checks_only_when_asked(
+    client: LanguageClient, folder: Path, settings: dict
+):
+    await ready(client)
+    since = mark(client)
+    essay = open_document(client, folder, ESSAY)
+    await nothing_published(client, essay, since=since)
+    answer = await command(client, "doublet.checkDocument", essay)
+    assert answer == {"checked": True, "diagnostics": 2}
+    assert len(await published(client, essay, since=since)) == 2
+    since = mark(client)
+    change_document(client, essay, 2, read_text(folder, ESSAY) + "\nMore of my own words.")
+    await nothing_published(client, essay, since=since)
+
+
+@pytest.mark.parametrize(
+    "settings", [{"debounce": DEBOUNCE_MS, "checkFrequency": "save"}], indirect=True
+)
+async def test_check_frequency_save_checks_on_open_and_save_not_on_edits(
+    client: LanguageClient, folder: Path, settings: dict
+):
+    essay = open_document(client, folder, ESSAY)
+    assert len(await published(client, essay, where=lambda d: len(d) == 2)) == 2
+    since = mark(client)
+    change_document(client, essay, 2, "Nothing copied any more.")
+    await nothing_published(client, essay, since=since)
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=essay))
+    )
+    assert await published(client, essay, since=since, version=2) == []
+
+
+def read_text(folder: Path, rel: str) -> str:
+    return (folder / rel).read_text(encoding="utf-8")

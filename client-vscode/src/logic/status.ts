@@ -51,3 +51,16 @@ export function statusTooltip(status: ServerStatus | undefined): string {
   }
   return lines.join('\n');
 }
+
+/** What Find Similar Passages says while it waits for the server's answer. */
+export function waitingMessage(status: ServerStatus | undefined): string {
+  if (!status || status.state === 'starting') {
+    return 'waiting for the server to start…';
+  }
+  if (status.state === 'indexing') {
+    const progress = status.progress;
+    const done = progress && progress.total ? ` (${progress.done} of ${progress.total} files)` : '';
+    return `waiting for the index to be built${done}…`;
+  }
+  return 'finding similar passages…';
+}

@@ -39,6 +39,7 @@ from doublet.engine.modes import MODE_NAMES, MODES
 from doublet.index_store import IndexFileError
 from doublet.report_html import render_html
 from doublet.results import compare_data, listing_of, scan_data, texts_of, with_given
+from doublet.settings_table import BY_KEY
 from doublet.skipped import Skipped
 from doublet.workspace import Changes, Workspace
 
@@ -73,6 +74,11 @@ def _fraction(text: str) -> float:
     return value
 
 
+def _default_of(key: str) -> str:
+    """A setting's default as the help shows it (settings_table)."""
+    return str(BY_KEY[key].default)
+
+
 def _add_matching_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--mode",
@@ -86,19 +92,22 @@ def _add_matching_options(parser: argparse.ArgumentParser) -> None:
         type=_positive_int,
         metavar="N",
         help="shortest passage reported, in units: characters without spaces and "
-        "punctuation in prose, tokens in code (default: 80 characters, 40 tokens)",
+        f"punctuation in prose, tokens in code (default: {_default_of('prose.min_length')} "
+        f"characters, {_default_of('code.min_length')} tokens)",
     )
     parser.add_argument(
         "--noise",
         type=_positive_int,
         metavar="N",
-        help="shared runs shorter than this are coincidence (default: 12 characters)",
+        help="shared runs shorter than this are coincidence "
+        f"(default: {_default_of('prose.noise')} characters)",
     )
     parser.add_argument(
         "--guarantee",
         type=_positive_int,
         metavar="N",
-        help="shared runs at least this long are always found (default: 24 characters)",
+        help="shared runs at least this long are always found "
+        f"(default: {_default_of('prose.guarantee')} characters)",
     )
 
 
@@ -108,7 +117,7 @@ def _add_workspace_options(parser: argparse.ArgumentParser) -> None:
         type=_fraction,
         metavar="F",
         help="only pairs whose similarity is at least F, between 0 and 1 "
-        "(default: min_similarity of doublet.toml, else 0)",
+        f"(default: min_similarity of doublet.toml, else {_default_of('min_similarity')})",
     )
     parser.add_argument(
         "--max-docs",

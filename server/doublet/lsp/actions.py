@@ -8,6 +8,7 @@ through a workspace edit or, for the ignore list, directly.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import tempfile
 from pathlib import Path
@@ -31,6 +32,7 @@ FIND_SIMILAR = "doublet.findSimilar"
 WORKSPACE_REPORT = "doublet.workspaceReport"
 REINDEX = "doublet.reindex"
 STATUS = "doublet.status"
+CHECK_DOCUMENT = "doublet.checkDocument"
 SHOW_MATCH = "doublet.showMatch"
 IGNORE_MATCH = "doublet.ignoreMatch"
 #: Implemented by the VS Code extension (it can open a diff editor; LSP cannot).
@@ -299,6 +301,7 @@ async def find_similar(ls: DoubletServer, args: tuple) -> list[dict]:
     )
     if not isinstance(uri, str):
         raise ValueError(f"not a document URI: {uri!r}")
+    await ls.until_indexed()  # an answer from half an index would say "nothing similar"
     rel = ls.rel_of(uri)
     if rel is None or ls.project is None:
         return []
@@ -359,3 +362,21 @@ async def show_match(ls: DoubletServer, args: tuple) -> dict:
         types.ShowDocumentParams(uri=args[0], take_focus=True, selection=selection)
     )
     return {"success": bool(result and result.success)}
+
+
+async def check_document(ls: DoubletServer, args: tuple) -> dict:
+    """Check an open document now, whatever the checkFrequency setting says (with
+    "manual", the only way): its diagnostics are published, and their number returned."""
+    first = args[0] if args else None
+    uri = first.get("uri") if isinstance(first, dict) else first
+    if not isinstance(uri, str):
+        raise ValueError("doublet.checkDocument takes the URI of an open document")
+    await ls.until_indexed()
+    document = ls.opened.get(uri)
+    if document is None or document.rel is None or ls.state != "ready":
+        return {"checked": False, "diagnostics": 0}
+    ls.schedule(document, delay=0, why="command")
+    while document.task is not None and not document.task.done():  # a newer check may
+        await asyncio.wait({document.task})  # replace this one: wait for the last
+    published = ls.published.get(uri, [])
+    return {"checked": True, "diagnostics": len(published)}

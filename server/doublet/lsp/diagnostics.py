@@ -7,6 +7,7 @@ each of those files, best match first; its message names the best one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from lsprotocol import types
@@ -91,10 +92,11 @@ def diagnostics(
     matches: list[Match],
     lines: LineIndex,
     uri_of,
-    severity: str,
+    severity_of: Callable[[str], str],
     other_lines,
 ) -> list[types.Diagnostic]:
-    """One diagnostic per stretch of the document that matches other files."""
+    """One diagnostic per stretch of the document that matches other files, as severe as
+    its most severe kind of match (``severity_of``: a passage kind's severity name)."""
     found = []
     for members in group(matches):
         best = members[0]
@@ -120,7 +122,10 @@ def diagnostics(
             types.Diagnostic(
                 range=lines.range(start, end),
                 message=message,
-                severity=SEVERITIES.get(severity, types.DiagnosticSeverity.Warning),
+                severity=min(
+                    SEVERITIES.get(severity_of(m.passage.kind), types.DiagnosticSeverity.Warning)
+                    for m in members
+                ),
                 source=SOURCE,
                 code=CODE,
                 related_information=related,

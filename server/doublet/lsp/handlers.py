@@ -37,13 +37,19 @@ def create_server() -> DoubletServer:
         document = OpenDocument(uri, ls.rel_of(uri))
         ls.opened[uri] = document
         if document.rel is not None and ls.state == "ready":
-            ls.schedule(document, delay=0)
+            ls.schedule(document, delay=0, why="open")
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: DoubletServer, params: types.DidChangeTextDocumentParams) -> None:
         document = ls.opened.get(params.text_document.uri)
         if document is not None and document.rel is not None:
-            ls.schedule(document)
+            ls.schedule(document, why="edit")
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: DoubletServer, params: types.DidSaveTextDocumentParams) -> None:
+        document = ls.opened.get(params.text_document.uri)
+        if document is not None and document.rel is not None:
+            ls.schedule(document, delay=0, why="save")
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     async def did_close(ls: DoubletServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -96,6 +102,10 @@ def create_server() -> DoubletServer:
             return {"documents": 0, "state": ls.state}
         await ls.index_workspace(rebuild=True)
         return ls.status()
+
+    @server.command(actions.CHECK_DOCUMENT)
+    async def check_document(ls: DoubletServer, *args: Any):
+        return await actions.check_document(ls, args)
 
     @server.command(actions.STATUS)
     def status(ls: DoubletServer, *args: Any):

@@ -54,6 +54,13 @@ class OpenDocument:
     task: asyncio.Task | None = None
 
 
+#: What leads to a check of an open document, by the checkFrequency setting.
+CHECKED_ON = {
+    "edit": {"edit", "open", "save", "index", "command"},
+    "save": {"open", "save", "index", "command"},
+    "manual": {"command"},
+}
+
 #: Skipped files listed in doublet.status (all are counted, and logged).
 STATUS_SKIPPED = 100
 
@@ -78,6 +85,10 @@ class DoubletServer(LanguageServer):
         self._disk_changes: set[str] = set()
         self._disk_task: asyncio.Task | None = None
         self._config_changed = False
+        #: Set while the index is not being built (start-up and indexing clear it).
+        self.indexed = asyncio.Event()
+        #: The diagnostics last published for each open document.
+        self.published: dict[str, list[types.Diagnostic]] = {}
 
     # --- paths ----------------------------------------------------------------------
 
@@ -108,6 +119,7 @@ class DoubletServer(LanguageServer):
         """Load settings and the saved index, then index the workspace in the background."""
         root = self.workspace.root_path
         if not root:
+            self.indexed.set()
             self.state = "no workspace"
             log.info("no workspace folder: nothing to index")
             self.notify_status()
@@ -161,6 +173,7 @@ class DoubletServer(LanguageServer):
         """Bring the index up to date with progress, then analyse every open document."""
         assert self.project is not None
         self.state = "indexing"
+        self.indexed.clear()
         self.notify_status()
         token = str(uuid.uuid4())
         progress = await self.begin_progress(token, "Doublet: indexing")
@@ -193,6 +206,7 @@ class DoubletServer(LanguageServer):
         finally:
             if progress:
                 self.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
+            self.indexed.set()
             self.notify_status()
         for document in list(self.opened.values()):
             document.rel = self.rel_of(document.uri)  # it may have opened before the workspace
@@ -214,6 +228,10 @@ class DoubletServer(LanguageServer):
                     )
                 )
         self.warnings = found
+
+    async def until_indexed(self) -> None:
+        """Wait while the server starts or builds its index."""
+        await self.indexed.wait()
 
     def _refresh_with_progress(self, report, rebuild: bool):
         assert self.project is not None
@@ -341,8 +359,16 @@ class DoubletServer(LanguageServer):
 
     # --- analysis -------------------------------------------------------------------
 
-    def schedule(self, document: OpenDocument, delay: float | None = None) -> None:
-        """Analyse a document after ``delay`` (the debounce by default); restart if pending."""
+    def schedule(
+        self, document: OpenDocument, delay: float | None = None, why: str = "index"
+    ) -> None:
+        """Analyse a document after ``delay`` (the debounce by default); restart if pending.
+
+        ``why``: "edit", "open", "save", "index" (its own or another file changed) or
+        "command"; the checkFrequency setting says which of them lead to a check.
+        """
+        if why not in CHECKED_ON[self.settings.checks_on]:
+            return
         if document.task is not None and not document.task.done():
             document.task.cancel()
         wait = self.settings.wait if delay is None else delay
@@ -387,9 +413,10 @@ class DoubletServer(LanguageServer):
             matches,
             self.lines(text),
             self.uri_of,
-            self.project.config.severity,
+            self.project.config.severity_of,
             self.lines_of,
         )
+        self.published[document.uri] = found
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=document.uri, diagnostics=found, version=version)
         )
@@ -414,6 +441,7 @@ class DoubletServer(LanguageServer):
         return self.lines(text)
 
     def clear(self, uri: str) -> None:
+        self.published.pop(uri, None)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
         )

@@ -13,31 +13,36 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doublet.config import Config, ConfigError
+from doublet.settings_table import BY_CLIENT, CHECK_FREQUENCIES, CLIENT, SETTINGS, WORKSPACE
 
 SOURCE = "editor settings"
-DEFAULT_DEBOUNCE = 0.4  # seconds
+DEFAULT_DEBOUNCE = BY_CLIENT["debounce"].default / 1000  # seconds
+DEFAULT_CHECK_FREQUENCY = BY_CLIENT["checkFrequency"].default
 
 #: client setting -> path of the doublet.toml key it overrides
 KEYS: dict[str, tuple[str, ...]] = {
-    "minLength": ("prose", "min_length"),
-    "minSimilarity": ("min_similarity",),
-    "severity": ("severity",),
-    "paraphrase": ("paraphrase",),
-    "include": ("include",),
-    "exclude": ("exclude",),
-    "maxFileSize": ("max_file_size",),
+    s.client: tuple(s.key.split("."))
+    for s in SETTINGS
+    if s.client and s.where == WORKSPACE and s.key
 }
-SERVER_ONLY = ("debounce", "trace", "python")
+#: the extension's own settings, and the top of their dotted names (``python.path``)
+CLIENT_ONLY = {s.client.split(".")[0] for s in SETTINGS if s.client and s.where == CLIENT}
 
 
 @dataclass
 class Settings:
     overrides: dict[str, Any] = field(default_factory=dict)
     debounce: float | None = None  # seconds; None: not set here
+    check_frequency: str | None = None  # "edit", "save" or "manual"; None: not set here
 
     @property
     def wait(self) -> float:
         return DEFAULT_DEBOUNCE if self.debounce is None else self.debounce
+
+    @property
+    def checks_on(self) -> str:
+        """When an open document is checked (settings_table: checkFrequency)."""
+        return self.check_frequency or DEFAULT_CHECK_FREQUENCY
 
     def merged(self, later: Settings) -> Settings:
         """These settings with ``later``'s laid on top (a client may give some at start-up
@@ -45,7 +50,8 @@ class Settings:
         null is unset: the user reset it to its default."""
         overrides = _deep_merge(self.overrides, later.overrides)
         debounce = self.debounce if later.debounce is None else later.debounce
-        return Settings(overrides, debounce)
+        frequency = later.check_frequency or self.check_frequency
+        return Settings(overrides, debounce, frequency)
 
     @staticmethod
     def parse(values: Any, report: Callable[[str], None]) -> Settings:
@@ -62,13 +68,21 @@ class Settings:
                 else:
                     report(f"{SOURCE}: doublet.debounce: expected milliseconds >= 0, got {value!r}")
                 continue
-            if key in SERVER_ONLY:
+            if key == "checkFrequency":
+                if value in CHECK_FREQUENCIES:
+                    settings.check_frequency = value
+                elif value is not None:
+                    choices = ", ".join(map(repr, CHECK_FREQUENCIES))
+                    problem = f"expected one of {choices}, got {value!r}"
+                    report(f"{SOURCE}: doublet.checkFrequency: {problem}")
+                continue
+            if key in CLIENT_ONLY:
                 continue
             path = KEYS.get(key)
             if path is None and value is None:
                 continue
             if path is None:
-                known = ", ".join([*KEYS, "debounce"])
+                known = ", ".join([*KEYS, "debounce", "checkFrequency"])
                 report(f"{SOURCE}: doublet.{key}: unknown setting (known: {known})")
                 continue
             target = settings.overrides
