@@ -43,8 +43,9 @@ def nvim() -> str:
     return found
 
 
-def run_neovim(folder: Path, tmp_path: Path) -> dict:
-    """Run the script against ``folder`` and return what it wrote."""
+def run_neovim(folder: Path, tmp_path: Path, **extra: str) -> dict:
+    """Run the script against ``folder`` (``extra``: more of its environment variables)
+    and return what it wrote."""
     out = tmp_path / "nvim-result.json"
     home = tmp_path / "nvim-home"  # Neovim's state, caches and lsp.log, away from $HOME
     env = {
@@ -58,6 +59,7 @@ def run_neovim(folder: Path, tmp_path: Path) -> dict:
         "XDG_DATA_HOME": str(home / "data"),
         "XDG_STATE_HOME": str(home / "state"),
         "XDG_CACHE_HOME": str(home / "cache"),
+        **extra,
     }
     command = [nvim(), "--headless", "--clean", "-u", str(INIT)]
     process = subprocess.Popen(
@@ -116,3 +118,22 @@ def test_neovim_shows_the_copied_paragraph(folder: Path, tmp_path: Path):
     assert first["severity"] == INFORMATION, f"the editor's settings were not applied\n{context}"
     related = first["relatedInformation"]
     assert related and related[0]["location"]["uri"] == (folder / SOURCE).as_uri(), context
+
+
+#: vim.diagnostic.severity.ERROR
+ERROR = 1
+
+
+def test_neovim_checks_only_when_asked_and_shows_copies_by_their_kind(folder: Path, tmp_path: Path):
+    settings = {"checkFrequency": "manual", "severityByKind": {"verbatim": "error"}}
+    result = run_neovim(
+        folder, tmp_path, DOUBLET_SETTINGS=json.dumps(settings), DOUBLET_CHECK="manual"
+    )
+    context = json.dumps({k: v for k, v in result.items() if k != "log"}, indent=1)
+    context += "\n" + result["log"]
+    assert "error" not in result, f"{result['error']}\n{context}"
+    assert result["published_before_command"] == 0, f"checked before it was asked\n{context}"
+    assert result["command_result"] == {"checked": True, "diagnostics": 2}, context
+    [copied] = [d for d in result["diagnostics"] if SOURCE in d["message"]]
+    assert copied["severity"] == ERROR, context  # verbatim: error; the rest: warning
+    assert {d["severity"] for d in result["diagnostics"]} == {ERROR, 2}, context

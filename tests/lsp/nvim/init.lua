@@ -8,6 +8,9 @@
 --   DOUBLET_OUT      where to write the JSON result
 --   DOUBLET_TIMEOUT  milliseconds to wait for diagnostics (default 30000)
 --   DOUBLET_LSP_LOG  optional: Neovim's LSP log level ("debug" logs every message in lsp.log)
+--   DOUBLET_SETTINGS optional: the `doublet` settings as JSON, instead of the doc's
+--   DOUBLET_CHECK    optional: "manual" waits a moment, records what was published, then
+--                    runs the command doublet.checkDocument on the buffer
 --
 -- Only APIs Neovim 0.7 has are used (Debian 12 ships 0.7.2): vim.lsp.start_client and
 -- vim.lsp.buf_attach_client from a FileType autocommand, not vim.lsp.start nor the
@@ -37,6 +40,10 @@ local result = {
 -- it neither advertises workspace/configuration nor pushes `settings` by itself) and
 -- answered to workspace/configuration (settings, which Neovim 0.8+ asks for).
 local doublet_settings = { severity = "information", debounce = 300 }
+local settings_json = os.getenv("DOUBLET_SETTINGS") -- the test's, where it sets its own
+if settings_json and settings_json ~= "" then
+  doublet_settings = vim.fn.json_decode(settings_json)
+end
 
 local function doublet_config()
   return {
@@ -144,6 +151,20 @@ local function main()
   result.filetype = vim.bo[bufnr].filetype
   assert(doublet_client_id, "no doublet client: did the FileType autocommand run?")
   assert(vim.lsp.buf_is_attached(bufnr, doublet_client_id), "the buffer is not attached")
+
+  if os.getenv("DOUBLET_CHECK") == "manual" then
+    vim.wait(1500, function()
+      return false
+    end, 50)
+    result.published_before_command = #result.publications
+    local client = vim.lsp.get_client_by_id(doublet_client_id)
+    local answer = client.request_sync("workspace/executeCommand", {
+      command = "doublet.checkDocument",
+      arguments = { vim.uri_from_bufnr(bufnr) },
+    }, timeout, bufnr)
+    result.command_result = answer and answer.result
+    result.command_error = answer and answer.err
+  end
 
   local arrived = vim.wait(timeout, function()
     return #doublet_diagnostics(bufnr) > 0
