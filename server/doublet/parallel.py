@@ -8,6 +8,10 @@ thousands of them, a few milliseconds each. ``parallel_aligner`` hands chunks
 of them to workers; the pairs come back as names, passages and counts, and only
 the documents of reported pairs are read again here. Results are the same as
 in one process: each pair is aligned the same way wherever it runs.
+
+The workers are this machine's processes, or those of a cluster the caller
+names with :func:`running_on` (doublet/cluster: Dask): the same jobs, the same
+results.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 import numpy as np
@@ -50,17 +56,60 @@ _BATCH_CHARS = 1_000_000
 log = logging.getLogger(__name__)
 
 
+#: The cluster work goes to instead of this machine's processes, with its worker count.
+_cluster: ContextVar[tuple[Executor, int] | None] = ContextVar("cluster", default=None)
+
+
+@contextmanager
+def running_on(executor: Executor, count: int) -> Iterator[None]:
+    """Send the work of this context to ``executor`` (a cluster's, with ``count`` workers)
+    instead of this machine's processes, however little there is."""
+    token = _cluster.set((executor, count))
+    try:
+        yield
+    finally:
+        _cluster.reset(token)
+
+
+def on_cluster() -> bool:
+    """Whether the work goes to a cluster (which the caller asked for: use it always)."""
+    return _cluster.get() is not None
+
+
 def workers() -> int:
+    cluster = _cluster.get()
+    if cluster is not None:
+        return cluster[1]
     return min(os.cpu_count() or 1, MAX_WORKERS)
 
 
-def process_pool(count: int) -> ProcessPoolExecutor:
-    """A pool of ``count`` worker processes, started safely for this process.
+class _Borrowed(Executor):
+    """A cluster's executor for one ``with`` block: leaving it does not shut the cluster."""
+
+    def __init__(self, executor: Executor):
+        self.executor = executor
+
+    def submit(self, fn, /, *args, **kwargs):
+        return self.executor.submit(fn, *args, **kwargs)
+
+    def map(self, fn, *iterables, timeout=None, chunksize=1):
+        return self.executor.map(fn, *iterables, timeout=timeout)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        pass
+
+
+def process_pool(count: int) -> Executor:
+    """A pool of ``count`` worker processes, started safely for this process (or the
+    cluster's workers, within :func:`running_on`).
 
     Forking copies every lock held by other threads (a language server's
     thread reading stdin, say) into the child, where nobody releases it; so
     fork only a process that has no other thread, else start workers afresh.
     """
+    cluster = _cluster.get()
+    if cluster is not None:
+        return _Borrowed(cluster[0])
     methods = multiprocessing.get_all_start_methods()
     if threading.active_count() == 1 and "fork" in methods:
         method = "fork"
@@ -121,7 +170,8 @@ def parallel_aligner(
         progress: Progress | None = None,
     ) -> list[PairResult]:
         count = workers()
-        if len(candidates) < PARALLEL_PAIRS or count < 2:
+        few = len(candidates) < PARALLEL_PAIRS or count < 2
+        if not candidates or (few and not on_cluster()):
             return align_candidates(candidates, load, ignored, settings, progress)
         size = -(-len(candidates) // (2 * count))
         chunks = [candidates[i : i + size] for i in range(0, len(candidates), size)]

@@ -649,7 +649,7 @@ def _prepare_all(jobs: list[_Job]) -> Iterable[_Prepared | NotText]:
     """Prepare files in order, on every core when there are many of them."""
     batches = _batches(jobs)
     count = parallel.workers()
-    if len(jobs) < PARALLEL_FROM or count < 2:
+    if not parallel.on_cluster() and (len(jobs) < PARALLEL_FROM or count < 2):
         done: Iterable[list[_Prepared | NotText]] = map(_prepare_batch, batches)
         return parallel.Sized((r for batch in done for r in batch), len(jobs))
     pool = parallel.process_pool(count)

@@ -8,6 +8,7 @@ of explanation and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -31,6 +32,7 @@ from doublet.cli.report import (
     render_summary,
     similarity_matrix,
 )
+from doublet.cluster import ClusterError, dask_cluster
 from doublet.config import DEFAULT_SOURCE, DEFAULTS, ConfigError
 from doublet.discovery import walk_tree
 from doublet.engine.comparison import PairResult
@@ -161,7 +163,24 @@ def _add_scan_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-index", action="store_true", help="neither read nor write the saved index"
     )
+    _add_cluster_options(parser)
     _add_progress_option(parser)
+
+
+def _add_cluster_options(parser: argparse.ArgumentParser) -> None:
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the work on the Dask cluster of this scheduler (tcp://host:8786); its "
+        "workers must see the files at the same paths (docs/scale.md)",
+    )
+    where.add_argument(
+        "--workers",
+        type=_positive_int,
+        metavar="N",
+        help="run the work on a Dask cluster of N local worker processes",
+    )
 
 
 def _add_progress_option(parser: argparse.ArgumentParser) -> None:
@@ -230,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     index_parser.add_argument("root", nargs="?", default=".", metavar="DIR")
     _add_matching_options(index_parser)
+    _add_cluster_options(index_parser)
     _add_progress_option(index_parser)
 
     similar_parser = commands.add_parser(
@@ -752,6 +772,14 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cluster_of(args: argparse.Namespace) -> contextlib.AbstractContextManager:
+    """The Dask cluster the work runs on, if the arguments name one (doublet/cluster)."""
+    scheduler, workers = getattr(args, "scheduler", None), getattr(args, "workers", None)
+    if scheduler is None and workers is None:
+        return contextlib.nullcontext()
+    return dask_cluster(scheduler, workers)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -765,8 +793,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "compare": run_compare,
     }
     try:
-        return handlers[args.command](args)
-    except UsageError as exc:
+        with _cluster_of(args):
+            return handlers[args.command](args)
+    except (UsageError, ClusterError) as exc:
         print(f"doublet: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
