@@ -514,3 +514,73 @@ async def raw_request(
 def raw_notify(client: DoubletClient, method: str, params: Any) -> None:
     """A JSON-RPC notification with ``params`` sent as they are."""
     client.protocol._send_data({"jsonrpc": "2.0", "method": method, "params": params})
+
+
+# --- several workspace folders (multi-root) ---------------------------------------------------
+
+
+def workspace_folder(folder: Path) -> types.WorkspaceFolder:
+    """A workspace folder named as an editor names it: by its last component."""
+    return types.WorkspaceFolder(uri=folder.as_uri(), name=folder.name)
+
+
+async def initialize_folders(
+    client: DoubletClient,
+    folders: Sequence[Path],
+    *,
+    settings: dict | None = None,
+    scoped: dict[Path, dict] | None = None,
+) -> types.InitializeResult:
+    """``initialize`` with several workspace folders (rootUri: the first). ``settings`` is
+    the ``doublet`` section everywhere, ``scoped`` a folder's own, answered to a
+    workspace/configuration whose scopeUri is in that folder (as VS Code's
+    resource-scoped settings)."""
+    if settings is not None:
+        client.set_configuration(settings, section="doublet")
+    for folder, values in (scoped or {}).items():
+        client.set_configuration(values, section="doublet", scope_uri=folder.as_uri())
+    return await client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities(),
+            root_uri=folders[0].as_uri() if folders else None,
+            workspace_folders=[workspace_folder(f) for f in folders],
+        )
+    )
+
+
+@contextlib.asynccontextmanager
+async def folders_session(
+    folders: Sequence[Path],
+    *,
+    settings: dict | None = None,
+    scoped: dict[Path, dict] | None = None,
+) -> AsyncIterator[DoubletClient]:
+    """A server process on several workspace folders, initialized; shut down on leaving."""
+    config = ClientServerConfig(server_command=SERVER, client_factory=make_client)
+    client = await config.start()
+    assert isinstance(client, DoubletClient)
+    try:
+        await initialize_folders(
+            client,
+            folders,
+            settings={"debounce": DEBOUNCE_MS} if settings is None else settings,
+            scoped=scoped,
+        )
+        yield client
+    finally:
+        await close(client)
+
+
+def change_folders(
+    client: DoubletClient, *, added: Sequence[Path] = (), removed: Sequence[Path] = ()
+) -> None:
+    """``workspace/didChangeWorkspaceFolders``, as an editor sends it when folders are
+    added to or removed from the workspace."""
+    client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[workspace_folder(f) for f in added],
+                removed=[workspace_folder(f) for f in removed],
+            )
+        )
+    )

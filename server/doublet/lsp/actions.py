@@ -1,9 +1,11 @@
 """What the user can ask of a match: hover, quick fixes and commands.
 
-Every handler here reads the server's last analysis or asks the workspace (the
-workspace report is the page of ``doublet report``, made by report_html); the
-only thing written is doublet.toml (an ignored match, a reference, a template),
-through a workspace edit or, for the ignore list, directly.
+Every handler here reads the server's last analysis or asks the workspace of the
+document's folder (the workspace report is the page of ``doublet report``, made
+by report_html); the only thing written is the folder's doublet.toml (an ignored
+match, a reference, a template), through a workspace edit or, for the ignore
+list, directly. A document outside every folder is answered as one that is not
+checked, and the user is told why.
 """
 
 from __future__ import annotations
@@ -20,11 +22,13 @@ from lsprotocol import types
 from doublet.config import FILE_NAME
 from doublet.excerpts import excerpt, line_of
 from doublet.lsp.diagnostics import CODE, SOURCE, Match, describe, matches_of
+from doublet.lsp.folders import outside_message
 from doublet.lsp.positions import LineIndex
 from doublet.report_html import render_html
 from doublet.results import listing_of, scan_data, texts_of, with_given
 
 if TYPE_CHECKING:
+    from doublet.lsp.folders import Folder
     from doublet.lsp.server import DoubletServer
     from doublet.workspace import Workspace
 
@@ -47,7 +51,7 @@ ACTIONS_PER_DIAGNOSTIC = 3
 
 def hover(ls: DoubletServer, params: types.HoverParams) -> types.Hover | None:
     document = ls.opened.get(params.text_document.uri)
-    if document is None or not document.matches:
+    if document is None or document.folder is None or not document.matches:
         return None
     text = ls.workspace.get_text_document(document.uri).source
     lines = ls.lines(text)
@@ -62,7 +66,7 @@ def hover(ls: DoubletServer, params: types.HoverParams) -> types.Hover | None:
         quoted = excerpt(match.other_text, match.passage.b.start, match.passage.b.end, EXCERPT)
         parts.append("> " + quoted.replace("\n", " "))
         line = line_of(match.other_text, match.passage.b.start)
-        parts.append(f"[Open {match.other}]({ls.uri_of(match.other)}#L{line})")
+        parts.append(f"[Open {match.other}]({document.folder.uri_of(match.other)}#L{line})")
     start = min(m.start for m in here)
     end = max(m.end for m in here)
     return types.Hover(
@@ -76,7 +80,8 @@ def hover(ls: DoubletServer, params: types.HoverParams) -> types.Hover | None:
 
 def code_actions(ls: DoubletServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     document = ls.opened.get(params.text_document.uri)
-    if document is None or ls.project is None or document.rel is None:
+    folder = document.folder if document is not None else None
+    if document is None or folder is None or folder.project is None or document.rel is None:
         return []
     found = []
     for diagnostic in params.context.diagnostics:
@@ -85,19 +90,24 @@ def code_actions(ls: DoubletServer, params: types.CodeActionParams) -> list[type
         data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
         for entry in list(data.get("matches", []))[:ACTIONS_PER_DIAGNOSTIC]:
             try:
-                found.extend(_actions_for(ls, document.rel, document.uri, entry, diagnostic))
+                found.extend(
+                    _actions_for(ls, folder, document.rel, document.uri, entry, diagnostic)
+                )
             except (KeyError, TypeError, ValueError):
                 continue  # data from an older server version, or tampered with
     return found
 
 
-def _actions_for(ls: DoubletServer, rel: str, uri: str, entry: dict, diagnostic) -> list:
+def _actions_for(
+    ls: DoubletServer, folder: Folder, rel: str, uri: str, entry: dict, diagnostic
+) -> list:
+    assert folder.project is not None
     other = str(entry["other"])
-    if other not in ls.project.index:
+    if other not in folder.project.index:
         raise ValueError(f"not a document of the workspace: {other!r}")
     b0, b1 = (int(x) for x in entry["b"])
-    other_uri = ls.uri_of(other)
-    other_text = ls.project.document(other).text
+    other_uri = folder.uri_of(other)
+    other_text = folder.project.document(other).text
     other_range = ls.lines(other_text).range(b0, b1)
     actions = [
         types.CodeAction(
@@ -137,12 +147,12 @@ def _actions_for(ls: DoubletServer, rel: str, uri: str, entry: dict, diagnostic)
             command=types.Command(
                 title="Ignore this match",
                 command=IGNORE_MATCH,
-                arguments=[rel, other, str(entry["digest"])],
+                arguments=[rel, other, str(entry["digest"]), uri],  # uri: whose doublet.toml
             ),
         )
     )
     for key, word in (("references", "a reference"), ("templates", "a template")):
-        edit = config_edit(ls, lambda text, key=key: add_pattern(text, key, other))
+        edit = config_edit(ls, folder, lambda text, key=key: add_pattern(text, key, other))
         if edit is not None:
             actions.append(
                 types.CodeAction(
@@ -202,31 +212,31 @@ def add_ignore(text: str, a: str, b: str, digest: str) -> str:
     return tomlkit.dumps(document)
 
 
-def _config_path(ls: DoubletServer) -> Path:
-    assert ls.project is not None
-    return ls.project.root / FILE_NAME
+def _config_path(folder: Folder) -> Path:
+    return folder.root / FILE_NAME
 
 
-def _config_text(ls: DoubletServer) -> str:
-    path = _config_path(ls)
-    uri = ls.uri_of(FILE_NAME)
+def _config_text(ls: DoubletServer, folder: Folder) -> str:
+    path = _config_path(folder)
+    uri = folder.uri_of(FILE_NAME)
     open_document = ls.workspace.text_documents.get(uri)
     if open_document is not None:
         return open_document.source
     return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
-def config_edit(ls: DoubletServer, change) -> types.WorkspaceEdit | None:
-    """A workspace edit applying ``change`` to doublet.toml (creating it if needed)."""
+def config_edit(ls: DoubletServer, folder: Folder, change) -> types.WorkspaceEdit | None:
+    """A workspace edit applying ``change`` to the folder's doublet.toml (creating it if
+    needed)."""
     try:
-        old = _config_text(ls)
+        old = _config_text(ls, folder)
         new = change(old)
     except Exception:  # a doublet.toml we cannot parse: no quick fix rather than a broken one
         return None
-    uri = ls.uri_of(FILE_NAME)
+    uri = folder.uri_of(FILE_NAME)
     whole = ls.lines(old).range(0, len(old))
     edit = types.TextEdit(range=whole, new_text=new)
-    if _config_path(ls).exists():
+    if _config_path(folder).exists():
         return types.WorkspaceEdit(changes={uri: [edit]})
     capabilities = ls.client_capabilities.workspace if ls.client_capabilities else None
     operations = (
@@ -247,9 +257,9 @@ def config_edit(ls: DoubletServer, change) -> types.WorkspaceEdit | None:
     )
 
 
-def write_config(ls: DoubletServer, text: str) -> None:
+def write_config(folder: Folder, text: str) -> None:
     """Write doublet.toml atomically (the ignore list is saved with the workspace)."""
-    path = _config_path(ls)
+    path = _config_path(folder)
     handle, temporary = tempfile.mkstemp(prefix=FILE_NAME + ".", dir=path.parent)
     with os.fdopen(handle, "w", encoding="utf-8") as out:
         out.write(text)
@@ -257,27 +267,34 @@ def write_config(ls: DoubletServer, text: str) -> None:
 
 
 async def ignore_match(ls: DoubletServer, args: tuple) -> dict:
-    if ls.project is None:
+    """Add a match to the ignore list of doublet.toml: that of the folder of the document
+    named by the fourth argument (the quick fix passes it), else of the first folder."""
+    if not ls.folders:
         return {"ignored": False}
     try:
         a, b, digest = (str(x) for x in args[:3])
     except ValueError:
-        raise ValueError("doublet.ignoreMatch takes (path, other path, digest)") from None
-    write_config(ls, add_ignore(_config_text(ls), a, b, digest))
-    await ls.reconfigure()
+        raise ValueError("doublet.ignoreMatch takes (path, other path, digest[, URI])") from None
+    folder = ls.folder_of(args[3]) if len(args) > 3 else ls.first_folder
+    if folder is None or folder.project is None:
+        return {"ignored": False}
+    write_config(folder, add_ignore(_config_text(ls, folder), a, b, digest))
+    await folder.reconfigure()
     return {"ignored": True}
 
 
 # --- commands --------------------------------------------------------------------------
 
 
-def _match_json(ls: DoubletServer, uri: str, lines: LineIndex, text: str, m: Match) -> dict:
+def _match_json(
+    ls: DoubletServer, folder: Folder, uri: str, lines: LineIndex, text: str, m: Match
+) -> dict:
     other_lines = ls.lines(m.other_text)
     return {
         "uri": uri,
         "range": _range_json(lines.range(m.start, m.end)),
         "other": {
-            "uri": ls.uri_of(m.other),
+            "uri": folder.uri_of(m.other),
             "path": m.other,
             "range": _range_json(other_lines.range(m.passage.b.start, m.passage.b.end)),
         },
@@ -301,15 +318,17 @@ async def find_similar(ls: DoubletServer, args: tuple) -> list[dict]:
     )
     if not isinstance(uri, str):
         raise ValueError(f"not a document URI: {uri!r}")
-    await ls.until_indexed()  # an answer from half an index would say "nothing similar"
-    rel = ls.rel_of(uri)
-    if rel is None or ls.project is None:
+    folder = await _indexed_folder_of(ls, uri)
+    if folder is None:
+        return []
+    rel = folder.rel_of(uri)
+    if rel is None or folder.project is None:
         return []
     opened = ls.workspace.text_documents.get(uri)
     text = opened.source if opened is not None else None
-    results = await ls.run(ls.project.similar, rel, text)
+    results = await ls.run(folder.project.similar, rel, text)
     if text is None:
-        text = ls.project.document(rel).text
+        text = folder.project.document(rel).text
     lines = ls.lines(text)
     matches = matches_of(results)
     if selection is not None:
@@ -317,15 +336,33 @@ async def find_similar(ls: DoubletServer, args: tuple) -> list[dict]:
         lo, hi = lines.offset(wanted.start), lines.offset(wanted.end)
         matches = [m for m in matches if m.start < max(hi, lo + 1) and lo < m.end]
     matches.sort(key=lambda m: (m.start, -m.passage.matched))
-    return [_match_json(ls, uri, lines, text, m) for m in matches]
+    return [_match_json(ls, folder, uri, lines, text, m) for m in matches]
 
 
-async def workspace_report(ls: DoubletServer) -> dict:
-    """The workspace's report page: the one ``doublet report`` writes (report_html), for
-    the client to show as it is, with the number of pairs and of documents."""
-    if ls.project is None:
+async def _indexed_folder_of(ls: DoubletServer, uri: str) -> Folder | None:
+    """The folder of a document once its index is built (an answer from half an index
+    would say "nothing similar"); None, and the user told why, outside every folder."""
+    folder = ls.folder_of(uri)
+    if folder is not None:
+        await folder.until_indexed()
+        folder = ls.folder_of(uri)  # the folder may have left meanwhile
+    if folder is None:
+        ls.show_message(types.MessageType.Info, outside_message(uri))
+    return folder
+
+
+async def workspace_report(ls: DoubletServer, args: tuple) -> dict:
+    """A folder's report page: the one ``doublet report`` writes (report_html), for the
+    client to show as it is, with the number of pairs and of documents. The folder is
+    that of the URI given (a document or a folder), else the first one."""
+    first = args[0] if args else None
+    uri = first.get("uri") if isinstance(first, dict) else first
+    if uri is not None and not isinstance(uri, str):
+        raise ValueError(f"doublet.workspaceReport takes a document or folder URI, not {uri!r}")
+    folder = ls.folder_of(uri) if uri else ls.first_folder
+    if folder is None or folder.project is None:
         return {"html": None, "pairs": 0, "documents": 0}
-    return await ls.run(report_page, ls.project)
+    return await ls.run(report_page, folder.project)
 
 
 def report_page(workspace: Workspace) -> dict:
@@ -371,9 +408,13 @@ async def check_document(ls: DoubletServer, args: tuple) -> dict:
     uri = first.get("uri") if isinstance(first, dict) else first
     if not isinstance(uri, str):
         raise ValueError("doublet.checkDocument takes the URI of an open document")
-    await ls.until_indexed()
+    folder = await _indexed_folder_of(ls, uri)
+    if folder is None:
+        return {"checked": False, "diagnostics": 0, "outside": True}
     document = ls.opened.get(uri)
-    if document is None or document.rel is None or ls.state != "ready":
+    if document is None or document.rel is None or document.folder is not folder:
+        return {"checked": False, "diagnostics": 0}
+    if folder.state != "ready":
         return {"checked": False, "diagnostics": 0}
     ls.schedule(document, delay=0, why="command")
     while document.task is not None and not document.task.done():  # a newer check may

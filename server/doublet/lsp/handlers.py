@@ -11,7 +11,7 @@ from typing import Any
 from lsprotocol import types
 
 from doublet.lsp import actions
-from doublet.lsp.server import DoubletServer, OpenDocument
+from doublet.lsp.server import DoubletServer
 from doublet.lsp.settings import Settings
 
 
@@ -25,19 +25,21 @@ def create_server() -> DoubletServer:
         if isinstance(options, dict):
             ls.client_compare = bool(options.get("clientCompare"))
             ls.initial_settings = Settings.parse(options.get("settings"), ls.report_setting_error)
-            ls.settings = ls.initial_settings
+        ls.folders_of_initialize(params)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: DoubletServer, params: types.InitializedParams) -> None:
         await ls.start()
 
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def did_change_workspace_folders(
+        ls: DoubletServer, params: types.DidChangeWorkspaceFoldersParams
+    ) -> None:
+        await ls.change_folders(params.event.added or [], params.event.removed or [])
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: DoubletServer, params: types.DidOpenTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        document = OpenDocument(uri, ls.rel_of(uri))
-        ls.opened[uri] = document
-        if document.rel is not None and ls.state == "ready":
-            ls.schedule(document, delay=0, why="open")
+        ls.open_document(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: DoubletServer, params: types.DidChangeTextDocumentParams) -> None:
@@ -53,19 +55,7 @@ def create_server() -> DoubletServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     async def did_close(ls: DoubletServer, params: types.DidCloseTextDocumentParams) -> None:
-        document = ls.opened.pop(params.text_document.uri, None)
-        if document is None:
-            return
-        if document.task is not None:
-            document.task.cancel()
-        ls.clear(document.uri)
-        # the file on disk counts again, not the buffer that was closed
-        if ls.project is not None and document.rel is not None and ls.state == "ready":
-            await ls.run(ls._refresh_with_progress, lambda done, total: None, False)
-            for rel in document.partners:
-                other = ls.opened_at(rel)
-                if other is not None:
-                    ls.schedule(other, delay=0)
+        await ls.close_document(params.text_document.uri)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(
@@ -75,7 +65,7 @@ def create_server() -> DoubletServer:
         if isinstance(settings, dict) and isinstance(settings.get("doublet"), dict):
             pushed = Settings.parse(settings["doublet"], ls.report_setting_error)
             ls.initial_settings = ls.initial_settings.merged(pushed)
-        await ls.reconfigure()  # asks for the settings again where the client can answer
+        await ls.reconfigure()  # asks for each folder's settings where the client can answer
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: DoubletServer, params: types.HoverParams) -> types.Hover | None:
@@ -94,13 +84,13 @@ def create_server() -> DoubletServer:
 
     @server.command(actions.WORKSPACE_REPORT)
     async def workspace_report(ls: DoubletServer, *args: Any):
-        return await actions.workspace_report(ls)
+        return await actions.workspace_report(ls, args)
 
     @server.command(actions.REINDEX)
     async def reindex(ls: DoubletServer, *args: Any):
-        if ls.project is None:
+        if not ls.folders:
             return {"documents": 0, "state": ls.state}
-        await ls.index_workspace(rebuild=True)
+        await ls.reindex()
         return ls.status()
 
     @server.command(actions.CHECK_DOCUMENT)
@@ -121,11 +111,8 @@ def create_server() -> DoubletServer:
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: DoubletServer, *args: Any) -> None:
-        if ls.watcher is not None:
-            ls.watcher.stop()
-        if ls.saver is not None:
-            ls.saver.changed()
-            ls.saver.flush()
+        for folder in ls.folders.values():
+            folder.stop()
 
     return server
 

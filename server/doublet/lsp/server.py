@@ -1,45 +1,42 @@
 """`doublet serve`: the language server, speaking LSP over stdio (or TCP for debugging).
 
-The server owns the editor's side of things: which documents are open and
-their unsaved text, the client's settings, when to recompute (debounced, stale
+The server owns the editor's side of things: which folders the editor has open
+(lsp/folders: each with its own index, doublet.toml and settings), which
+documents are open and their unsaved text, when to recompute (debounced, stale
 results dropped) and how results look in an editor. Everything it knows about
-matching it asks the workspace (doublet.workspace), which asks the engine.
+matching it asks a folder's workspace (doublet.workspace), which asks the engine.
+
+A document belongs to the deepest folder holding it and is matched against that
+folder's documents only; one outside every folder is not checked, and the user
+is told so.
 
 Threads: LSP messages are handled on pygls' event loop. Work that can take a
-while — indexing the workspace, reacting to files changed on disk, analysing
-a document — runs on one worker thread, one job at a time, so the loop keeps
-answering requests while the index is built.
+while — indexing a folder, reacting to files changed on disk, analysing a
+document — runs on one worker thread shared by all folders, one job at a time,
+so the loop keeps answering requests while an index is built.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
-import uuid
+from collections.abc import Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.uris import from_fs_path, to_fs_path
 
 from doublet import __version__
-from doublet.config import DEFAULTS, Config, ConfigError
-from doublet.config import load as load_config
 from doublet.lsp.diagnostics import Match, diagnostics, matches_of
+from doublet.lsp.folders import Folder, file_path, outside_message
 from doublet.lsp.positions import LineIndex
 from doublet.lsp.protocol import DoubletProtocol
 from doublet.lsp.settings import Settings
-from doublet.lsp.watcher import Watcher
-from doublet.workspace import DebouncedSave, Workspace
 
 log = logging.getLogger("doublet.lsp")
-
-#: How long files must be quiet on disk before the index follows them (a git
-#: checkout of a thousand files is one refresh, not a thousand).
-DISK_QUIET = 0.3
 
 
 @dataclass
@@ -47,7 +44,8 @@ class OpenDocument:
     """An editor buffer the server analyses, and what it last published for it."""
 
     uri: str
-    rel: str | None  # workspace-relative path; None outside the workspace
+    folder: Folder | None  # the deepest folder holding it; None outside every folder
+    rel: str | None = None  # folder-relative path; None if not one of its documents
     version: int | None = None
     matches: list[Match] = field(default_factory=list)
     partners: dict[str, frozenset[str]] = field(default_factory=dict)  # file -> passage digests
@@ -70,188 +68,140 @@ class DoubletServer(LanguageServer):
 
     def __init__(self) -> None:
         super().__init__("doublet", __version__, protocol_cls=DoubletProtocol)
-        self.project: Workspace | None = None
-        self.settings = Settings()
-        self.state = "starting"
+        #: The editor's workspace folders by root, in the order it gave them.
+        self.folders: dict[Path, Folder] = {}
+        self.started = False  # `initialized` came: folders are opened as they come
+        #: Settings from initializationOptions and didChangeConfiguration pushes, under
+        #: what the client answers for each folder.
+        self.initial_settings = Settings()
+        #: The last error anywhere (a folder's, prefixed by its name when there are several).
         self.last_error: str | None = None
-        #: What would make the answers mislead as configured (Workspace.warnings)
-        self.warnings: list[str] = []
         self.opened: dict[str, OpenDocument] = {}
         self.worker = ThreadPoolExecutor(1, thread_name_prefix="doublet-worker")
-        self.saver: DebouncedSave | None = None
-        self.watcher: Watcher | None = None
         self.client_compare = False  # the client implements side-by-side comparison
-        self.initial_settings = Settings()  # from initializationOptions
-        self._disk_changes: set[str] = set()
-        self._disk_task: asyncio.Task | None = None
-        self._config_changed = False
-        #: Set while the index is not being built (start-up and indexing clear it).
-        self.indexed = asyncio.Event()
         #: The diagnostics last published for each open document.
         self.published: dict[str, list[types.Diagnostic]] = {}
+        self._told_outside: set[str] = set()  # documents the log said are outside
+        self._tasks: set[asyncio.Task] = set()
 
-    # --- paths ----------------------------------------------------------------------
+    # --- folders ----------------------------------------------------------------------
 
-    def rel_of(self, uri: str) -> str | None:
-        """Workspace-relative path of a file URI, or None if it is not in the workspace."""
-        if self.project is None or not uri.startswith("file:"):
-            return None
-        path = to_fs_path(uri)
+    def add_folders(self, given: Iterable[types.WorkspaceFolder]) -> list[Folder]:
+        """Folders for the client's workspace folders (file URIs only; each root once)."""
+        added = []
+        for workspace_folder in given:
+            if file_path(workspace_folder.uri) is None:
+                log.info("not a folder on disk, not indexed: %s", workspace_folder.uri)
+                continue
+            name = workspace_folder.name or Path(file_path(workspace_folder.uri) or "").name
+            folder = Folder(self, workspace_folder.uri, name)
+            folder.settings = self.initial_settings  # until the client is asked
+            if folder.root not in self.folders:
+                self.folders[folder.root] = folder
+                added.append(folder)
+        return added
+
+    def folders_of_initialize(self, params: types.InitializeParams) -> None:
+        """The folders ``initialize`` names: workspaceFolders, else rootUri or rootPath."""
+        given = list(params.workspace_folders or [])
+        root_uri = self.workspace.root_uri  # pygls turns a rootPath into a URI
+        if not given and root_uri:
+            name = Path(file_path(root_uri) or "").name
+            given = [types.WorkspaceFolder(uri=root_uri, name=name)]
+        self.add_folders(given)
+
+    def folder_of(self, uri: str) -> Folder | None:
+        """The deepest folder holding a URI's file (or that is its folder), if any."""
+        path = file_path(uri)
         if path is None:
             return None
-        try:
-            rel = self.project.relative(path)
-        except ValueError:
-            return None
-        return rel if self.project.is_document(rel) else None
+        exact = next((f for f in self.folders.values() if f.root == Path(path).resolve()), None)
+        if exact is not None:
+            return exact
+        holding = [f for f in self.folders.values() if f.holds(path)]
+        return max(holding, key=lambda f: len(f.root.parts), default=None)
 
-    def uri_of(self, rel: str) -> str:
-        assert self.project is not None
-        return from_fs_path(str(self.project.root / rel)) or ""
+    @property
+    def first_folder(self) -> Folder | None:
+        return next(iter(self.folders.values()), None)
+
+    def label(self, folder: Folder) -> str:
+        return f"{folder.name}: " if len(self.folders) > 1 else ""
+
+    async def change_folders(
+        self, added: Iterable[types.WorkspaceFolder], removed: Iterable[types.WorkspaceFolder]
+    ) -> None:
+        """``workspace/didChangeWorkspaceFolders``: a removed folder stops and saves its
+        index; an added one is opened and indexed; open documents follow."""
+        gone = []
+        for workspace_folder in removed:
+            path = file_path(workspace_folder.uri)
+            folder = self.folders.pop(Path(path).resolve(), None) if path else None
+            if folder is not None:
+                gone.append(folder)
+        new = self.add_folders(added)
+        self.reroute()
+        for folder in gone:
+            await folder.close()
+        if new and self.started:
+            await self.fetch_settings(new)
+            for folder in new:
+                self.spawn(folder.start())
+        self.notify_status()
+
+    def reroute(self) -> None:
+        """Each open document to its deepest folder again; one that changed folder loses
+        what it had (its diagnostics are cleared) and is analysed in its new one."""
+        for document in list(self.opened.values()):
+            folder = self.folder_of(document.uri)
+            if folder is document.folder:
+                continue
+            if document.task is not None:
+                document.task.cancel()
+            document.folder = folder
+            document.rel = folder.rel_of(document.uri) if folder else None
+            document.matches, document.partners = [], {}
+            self.clear(document.uri)
+            if folder is None:
+                self.tell_outside(document.uri)
+            elif document.rel is not None and folder.state == "ready":
+                self.schedule(document, delay=0, why="open")
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` in the background, keeping a reference until it is done."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # --- what a folder asks of the server (folders.Host) ---------------------------------
 
     async def run(self, job, *args):
         """Run blocking work on the worker thread."""
         return await asyncio.get_running_loop().run_in_executor(self.worker, job, *args)
 
-    # --- start-up -------------------------------------------------------------------
-
-    async def start(self) -> None:
-        """Load settings and the saved index, then index the workspace in the background."""
-        root = self.workspace.root_path
-        if not root:
-            self.indexed.set()
-            self.state = "no workspace"
-            log.info("no workspace folder: nothing to index")
-            self.notify_status()
-            return
-        await self.fetch_settings()
-        self.project = Workspace.open(root, config=self.current_config(Path(root).resolve()))
-        self.saver = DebouncedSave(self.project)
-        # watch before indexing, so that nothing written meanwhile is missed
-        self.watcher = Watcher(
-            self.project.root, asyncio.get_running_loop(), self.files_changed_on_disk
-        )
-        self.watcher.start()
-        asyncio.get_running_loop().create_task(self.index_workspace())
-
-    def current_config(self, root: Path) -> Config:
-        """doublet.toml with the client's settings on top; what is bad is reported and left out.
-
-        A broken doublet.toml leaves the defaults (the watcher notices the fix); a bad
-        setting leaves that one setting out, not the file.
-        """
-        try:
-            base = load_config(root)
-        except ConfigError as exc:
-            self.report_config_error(exc)
-            base = DEFAULTS
-        return self.settings.apply(base, self.report_setting_error)
-
-    def notify_status(self, progress: dict | None = None) -> None:
-        """Tell the client (its status bar) how the index is doing: ``doublet/status``."""
-        self.protocol.notify("doublet/status", {**self.status(), "progress": progress})
-
-    def status(self) -> dict:
-        """What ``doublet.status`` answers: the index, its state, the last error."""
-        return {
-            "version": __version__,
-            "root": str(self.project.root) if self.project else None,
-            "state": self.state,
-            "documents": len(self.project.index) if self.project else 0,
-            "open": len(self.opened),
-            "lastError": self.last_error,
-            # files passed over at the last refresh, with the reason (the first hundred)
-            "skipped": [
-                {"path": s.path, "reason": s.reason}
-                for s in (self.project.skipped[:STATUS_SKIPPED] if self.project else [])
-            ],
-            "skippedCount": len(self.project.skipped) if self.project else 0,
-            "warnings": self.warnings,
-        }
-
-    async def index_workspace(self, rebuild: bool = False) -> None:
-        """Bring the index up to date with progress, then analyse every open document."""
-        assert self.project is not None
-        self.state = "indexing"
-        self.indexed.clear()
-        self.notify_status()
-        token = str(uuid.uuid4())
-        progress = await self.begin_progress(token, "Doublet: indexing")
-        loop = asyncio.get_running_loop()
-
-        def report(done: int, total: int) -> None:
-            loop.call_soon_threadsafe(self.notify_status, {"done": done, "total": total})
-            if progress:
-                message = f"{done} of {total} files"
-                percentage = int(100 * done / max(total, 1))
-                loop.call_soon_threadsafe(self.report_progress, token, message, percentage)
-
-        try:
-            started = time.perf_counter()
-            changes = await self.run(self._refresh_with_progress, report, rebuild)
-            await self.run(self.project.save)
-            await self.check_warnings()
-            log.info(
-                "indexed %d documents in %.2f s (%d read, %d skipped)",
-                len(self.project.index),
-                time.perf_counter() - started,
-                len(changes.added) + len(changes.updated),
-                len(changes.skipped),
-            )
-            self.state = "ready"
-        except Exception as exc:  # the daemon stays up and says what went wrong
-            log.exception("indexing failed")
-            self.last_error = f"indexing failed: {exc}"
-            self.state = "error"
-        finally:
-            if progress:
-                self.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
-            self.indexed.set()
-            self.notify_status()
-        for document in list(self.opened.values()):
-            document.rel = self.rel_of(document.uri)  # it may have opened before the workspace
-            self.schedule(document, delay=0)
-        if self._disk_changes or self._config_changed:  # files changed while indexing
-            self._disk_task = loop.create_task(self._after_quiet())
-
-    async def check_warnings(self) -> None:
-        """Look for what would make the answers mislead (Workspace.warnings): logged, in
-        the status, and shown once when they change."""
-        assert self.project is not None
-        found = await self.run(self.project.warnings)
-        if found != self.warnings:
-            for warning in found:
-                log.warning("%s", warning)
-                self.window_show_message(
-                    types.ShowMessageParams(
-                        type=types.MessageType.Warning, message=f"Doublet: {warning}"
-                    )
-                )
-        self.warnings = found
-
-    async def until_indexed(self) -> None:
-        """Wait while the server starts or builds its index."""
-        await self.indexed.wait()
-
-    def _refresh_with_progress(self, report, rebuild: bool):
-        assert self.project is not None
-        if rebuild:
-            self.project.reset_index()
-        counted = _Counting(report)
-        buffers = self.buffers()
-        changes = self.project.refresh(counted, keep=set(buffers) & set(self.project.index.names()))
-        for rel, text in buffers.items():  # an open document counts as the editor has it
-            if not self.project.holds_text(rel, text):
-                self.project.update_text(rel, text)
-        return changes
-
-    def buffers(self) -> dict[str, str]:
-        """The open documents of the workspace and their text in the editor."""
+    def buffers(self, folder: Folder) -> dict[str, str]:
+        """The open documents of a folder and their text in the editor."""
         found = {}
         for document in list(self.opened.values()):
-            if document.rel is not None:
+            if document.folder is folder and document.rel is not None:
                 found[document.rel] = self.workspace.get_text_document(document.uri).source
         return found
+
+    def relocate(self, folder: Folder) -> None:
+        for document in list(self.opened.values()):
+            if document.folder is folder:
+                document.rel = folder.rel_of(document.uri)
+
+    def reanalyse(self, folder: Folder) -> None:
+        for document in list(self.opened.values()):
+            if document.folder is folder:
+                self.schedule(document, delay=0)
+
+    def show_message(self, kind: types.MessageType, message: str) -> None:
+        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+    def error_occurred(self, folder: Folder | None, message: str) -> None:
+        self.last_error = (self.label(folder) if folder else "") + message
 
     async def begin_progress(self, token: str, title: str) -> bool:
         capabilities = self.client_capabilities
@@ -272,90 +222,146 @@ class DoubletServer(LanguageServer):
             token, types.WorkDoneProgressReport(message=message, percentage=percentage)
         )
 
-    # --- settings -------------------------------------------------------------------
+    def end_progress(self, token: str) -> None:
+        self.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
 
-    async def fetch_settings(self) -> None:
-        """Ask the client for the ``doublet`` settings section, if it can answer."""
-        self.settings = self.initial_settings
+    # --- start-up and status ------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Read every folder's settings, then open and index each in the background."""
+        self.started = True
+        if not self.folders:
+            log.info("no workspace folder: nothing to index")
+            self.notify_status()
+            return
+        await self.fetch_settings(list(self.folders.values()))
+        for folder in list(self.folders.values()):
+            self.spawn(folder.start())
+
+    async def reindex(self) -> None:
+        """Rebuild every folder's index, one after the other."""
+        for folder in list(self.folders.values()):
+            await folder.index(rebuild=True)
+
+    @property
+    def state(self) -> str:
+        """The folders' states as one: indexing, else error, else starting, else ready."""
+        states = {folder.state for folder in self.folders.values()}
+        if not states:
+            return "no workspace" if self.started else "starting"
+        for state in ("indexing", "error", "starting"):
+            if state in states:
+                return state
+        return "ready"
+
+    def notify_status(self, progress: dict | None = None) -> None:
+        """Tell the client (its status bar) how the index is doing: ``doublet/status``."""
+        self.protocol.notify("doublet/status", {**self.status(), "progress": progress})
+
+    def status(self) -> dict:
+        """What ``doublet.status`` answers: the folders' indexes taken together, their
+        state, the last error; and each folder on its own (``folders``)."""
+        folders = list(self.folders.values())
+        several = len(folders) > 1
+        skipped = [
+            {"path": f"{folder.name}/{s.path}" if several else s.path, "reason": s.reason}
+            for folder in folders
+            for s in (folder.project.skipped if folder.project else [])
+        ]
+        return {
+            "version": __version__,
+            "root": str(folders[0].root) if folders else None,
+            "state": self.state,
+            "documents": sum(f.status()["documents"] for f in folders),
+            "open": len(self.opened),
+            "lastError": self.last_error,
+            # files passed over at the last refresh, with the reason (the first hundred)
+            "skipped": skipped[:STATUS_SKIPPED],
+            "skippedCount": len(skipped),
+            "warnings": [self.label(folder) + w for folder in folders for w in folder.warnings],
+            "folders": [folder.status() for folder in folders],
+        }
+
+    # --- settings -----------------------------------------------------------------------
+
+    async def fetch_settings(self, folders: list[Folder]) -> None:
+        """Each folder's ``doublet`` settings: the client's answer for the folder's scope
+        (one request for all) over those of initializationOptions and pushes."""
+        for folder in folders:
+            folder.settings = self.initial_settings
         capabilities = self.client_capabilities
         workspace = capabilities.workspace if capabilities else None
-        if not (workspace and workspace.configuration):
+        if not (folders and workspace and workspace.configuration):
             return
+        items = [types.ConfigurationItem(scope_uri=f.uri, section="doublet") for f in folders]
         try:
             values = await self.workspace_configuration_async(
-                types.ConfigurationParams(items=[types.ConfigurationItem(section="doublet")])
+                types.ConfigurationParams(items=items)
             )
         except Exception as exc:
             log.warning("could not read the client's settings: %s", exc)
             return
-        pulled = Settings.parse(values[0] if values else None, self.report_setting_error)
-        self.settings = self.initial_settings.merged(pulled)
+        where: dict[str, list[str]] = {}  # a bad setting is said once, with its folders
+        for folder, value in zip(folders, values or [], strict=False):
+            problems: list[str] = []
+            pulled = Settings.parse(value, problems.append)
+            folder.settings = self.initial_settings.merged(pulled)
+            for message in problems:
+                folder.fail(message)
+                where.setdefault(message, []).append(folder.name)
+        for message, names in where.items():
+            everywhere = len(self.folders) <= 1 or len(names) == len(self.folders)
+            named = "" if everywhere else ", ".join(names) + ": "
+            self.show_message(types.MessageType.Error, f"Doublet: {named}{message}")
 
     def report_setting_error(self, message: str) -> None:
-        self.last_error = message
-        self.window_show_message(
-            types.ShowMessageParams(type=types.MessageType.Error, message=f"Doublet: {message}")
-        )
-
-    def report_config_error(self, exc: ConfigError) -> None:
-        self.last_error = str(exc)
-        self.window_show_message(
-            types.ShowMessageParams(type=types.MessageType.Error, message=f"Doublet: {exc}")
-        )
+        """A bad setting of initializationOptions or a push (no folder's own)."""
+        self.error_occurred(None, message)
+        self.show_message(types.MessageType.Error, f"Doublet: {message}")
 
     async def reconfigure(self) -> None:
-        """Settings or doublet.toml changed: re-read both, re-index what they affect."""
-        if self.project is None:
+        """The client's settings changed: re-read every folder's, re-index what they affect."""
+        folders = list(self.folders.values())
+        await self.fetch_settings(folders)
+        for folder in folders:
+            await folder.reconfigure(fetch=False)  # one still starting reads them when it opens
+
+    # --- open documents -------------------------------------------------------------------
+
+    def open_document(self, uri: str) -> None:
+        """``didOpen``: the document joins its folder (or is told to be outside every one)."""
+        folder = self.folder_of(uri)
+        document = OpenDocument(uri, folder, folder.rel_of(uri) if folder else None)
+        self.opened[uri] = document
+        if folder is None:
+            self.tell_outside(uri)
+        elif document.rel is not None and folder.state == "ready":
+            self.schedule(document, delay=0, why="open")
+
+    async def close_document(self, uri: str) -> None:
+        """``didClose``: the file on disk counts again, not the buffer that was closed."""
+        document = self.opened.pop(uri, None)
+        if document is None:
             return
-        await self.fetch_settings()
-        self.project.config = self.current_config(self.project.root)
-        for document in self.opened.values():
-            document.rel = self.rel_of(document.uri)  # include/exclude may have changed
-        await self.run(self._refresh_with_progress, lambda done, total: None, False)
-        await self.check_warnings()
-        self.after_index_change()
+        if document.task is not None:
+            document.task.cancel()
+        self.clear(document.uri)
+        folder = document.folder
+        if folder is not None and document.rel is not None and folder.state == "ready":
+            await folder.refresh()
+            for rel in document.partners:
+                other = self.opened_at(folder, rel)
+                if other is not None:
+                    self.schedule(other, delay=0)
 
-    # --- files on disk --------------------------------------------------------------
-
-    def files_changed_on_disk(self, paths: set[str]) -> None:
-        """Called on the loop by the watcher; coalesces bursts into one refresh."""
-        self._disk_changes |= paths
-        if "doublet.toml" in paths:
-            self._config_changed = True
-        if self._disk_task is not None:
-            self._disk_task.cancel()
-        self._disk_task = asyncio.get_running_loop().create_task(self._after_quiet())
-
-    async def _after_quiet(self) -> None:
-        await asyncio.sleep(DISK_QUIET)
-        self._disk_task = None
-        if self.project is None or self.state == "indexing":
-            return  # indexing looks at the changes kept when it is done
-        self._disk_changes.clear()
-        if self._config_changed:
-            self._config_changed = False
-            await self.reconfigure()
+    def tell_outside(self, uri: str) -> None:
+        """Log, once per document, that a document outside every folder is not checked."""
+        if uri in self._told_outside:
             return
-        try:
-            changes = await self.run(self._refresh_with_progress, lambda done, total: None, False)
-        except Exception as exc:  # said in the status; the next change on disk tries again
-            log.exception("refreshing the index failed")
-            self.last_error = f"refreshing the index failed: {exc}"
-            self.state = "error"
-            self.notify_status()
-            return
-        if self.state == "error":  # recovered: everything is analysed again
-            self.state = "ready"
-            self.after_index_change()
-        elif changes.changed:
-            self.after_index_change()
-
-    def after_index_change(self) -> None:
-        self.notify_status()
-        if self.saver:
-            self.saver.changed()
-        for document in list(self.opened.values()):
-            self.schedule(document, delay=0)
+        self._told_outside.add(uri)
+        self.window_log_message(
+            types.LogMessageParams(type=types.MessageType.Info, message=outside_message(uri))
+        )
 
     # --- analysis -------------------------------------------------------------------
 
@@ -365,43 +371,48 @@ class DoubletServer(LanguageServer):
         """Analyse a document after ``delay`` (the debounce by default); restart if pending.
 
         ``why``: "edit", "open", "save", "index" (its own or another file changed) or
-        "command"; the checkFrequency setting says which of them lead to a check.
+        "command"; the checkFrequency setting (of its folder) says which lead to a check.
         """
-        if why not in CHECKED_ON[self.settings.checks_on]:
+        settings = document.folder.settings if document.folder else self.initial_settings
+        if why not in CHECKED_ON[settings.checks_on]:
             return
         if document.task is not None and not document.task.done():
             document.task.cancel()
-        wait = self.settings.wait if delay is None else delay
+        wait = settings.wait if delay is None else delay
         document.task = asyncio.get_running_loop().create_task(self.analyse(document, wait))
 
     async def analyse(self, document: OpenDocument, delay: float) -> None:
         if delay:
             await asyncio.sleep(delay)
-        if self.project is None or document.rel is None or self.state != "ready":
+        folder = document.folder
+        if folder is None or folder.project is None or document.rel is None:
+            return
+        if folder.state != "ready":
             return  # indexing analyses every open document when it is done
         text_document = self.workspace.get_text_document(document.uri)
         version, text = text_document.version, text_document.source
         try:
-            results = await self.run(self._analyse, document.rel, text)
+            results = await self.run(self._analyse, folder, document.rel, text)
         except Exception as exc:
             log.exception("analysing %s failed", document.uri)
-            self.last_error = f"analysing {document.rel} failed: {exc}"
+            folder.fail(f"analysing {document.rel} failed: {exc}")
             return
-        if self.opened.get(document.uri) is not document:
-            return  # closed meanwhile
+        if self.opened.get(document.uri) is not document or document.folder is not folder:
+            return  # closed, or its folder left, meanwhile
         if self.workspace.get_text_document(document.uri).version != version:
             return  # stale: a newer analysis is on its way
         self.publish(document, version, text, matches_of(results))
 
-    def _analyse(self, rel: str, text: str):
-        assert self.project is not None
-        self.project.update_text(rel, text)
-        if self.saver:
-            self.saver.changed()
-        return self.project.similar(rel, text)
+    def _analyse(self, folder: Folder, rel: str, text: str):
+        assert folder.project is not None
+        folder.project.update_text(rel, text)
+        if folder.saver:
+            folder.saver.changed()
+        return folder.project.similar(rel, text)
 
     def publish(self, document: OpenDocument, version, text: str, matches: list[Match]) -> None:
-        assert self.project is not None
+        folder = document.folder
+        assert folder is not None and folder.project is not None
         before = document.partners
         document.matches = matches
         document.version = version
@@ -412,8 +423,8 @@ class DoubletServer(LanguageServer):
         found = diagnostics(
             matches,
             self.lines(text),
-            self.uri_of,
-            self.project.config.severity_of,
+            folder.uri_of,
+            folder.project.config.severity_of,
             self.lines_of,
         )
         self.published[document.uri] = found
@@ -424,12 +435,12 @@ class DoubletServer(LanguageServer):
         for rel in set(before) | set(document.partners):
             if before.get(rel) == document.partners.get(rel):
                 continue
-            other = self.opened_at(rel)
+            other = self.opened_at(folder, rel)
             if other is not None and other is not document:
                 self.schedule(other, delay=0)
 
-    def opened_at(self, rel: str) -> OpenDocument | None:
-        return next((d for d in self.opened.values() if d.rel == rel), None)
+    def opened_at(self, folder: Folder, rel: str) -> OpenDocument | None:
+        return next((d for d in self.opened.values() if d.folder is folder and d.rel == rel), None)
 
     def lines(self, text: str) -> LineIndex:
         """Positions in ``text`` in the encoding agreed with the client."""
@@ -445,18 +456,3 @@ class DoubletServer(LanguageServer):
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
         )
-
-
-class _Counting:
-    """Wraps the refresh's work list, reporting progress every few files."""
-
-    def __init__(self, report):
-        self.report = report
-
-    def __call__(self, items):
-        total = len(items)
-        step = max(1, total // 50)
-        for done, item in enumerate(items, 1):
-            if done % step == 0 or done == total:
-                self.report(done, total)
-            yield item

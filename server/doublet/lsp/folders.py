@@ -1,0 +1,407 @@
+"""One workspace folder of the editor: its index, doublet.toml, settings, watcher and state.
+
+An editor may open several folders at once (a multi-root workspace). Each is a
+doublet workspace of its own — its own ``.doublet/`` index and doublet.toml,
+its own editor settings (VS Code's resource-scoped settings differ per
+folder), watcher, debounced save, state and warnings — so nothing matches
+across folders, as nothing does across two runs of ``doublet scan``.
+
+The server (lsp/server.py) owns what folders share: the one worker thread, the
+client (progress, messages, settings requests), the open documents and their
+analysis. A folder asks it for these through :class:`Host`; it does not know
+the server's class.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any, Protocol
+
+from lsprotocol import types
+from pygls.uris import from_fs_path, to_fs_path
+
+from doublet.config import DEFAULTS, Config, ConfigError
+from doublet.config import load as load_config
+from doublet.lsp.settings import Settings
+from doublet.lsp.watcher import Watcher
+from doublet.workspace import Changes, DebouncedSave, Workspace
+
+log = logging.getLogger("doublet.lsp")
+
+#: How long files must be quiet on disk before the index follows them (a git
+#: checkout of a thousand files is one refresh, not a thousand).
+DISK_QUIET = 0.3
+
+#: done, total: files of a refresh read so far (called on the worker thread).
+Report = Callable[[int, int], None]
+
+
+class Host(Protocol):
+    """What a folder asks of the server that holds it."""
+
+    async def run(self, job: Callable[..., Any], *args: Any) -> Any:
+        """Run blocking work on the server's one worker thread."""
+        ...
+
+    def notify_status(self, progress: dict | None = None) -> None: ...
+
+    async def begin_progress(self, token: str, title: str) -> bool: ...
+
+    def report_progress(self, token: str, message: str, percentage: int) -> None: ...
+
+    def end_progress(self, token: str) -> None: ...
+
+    def show_message(self, kind: types.MessageType, message: str) -> None: ...
+
+    def error_occurred(self, folder: Folder, message: str) -> None:
+        """Remember ``message`` as the server's last error (``lastError`` of the status)."""
+        ...
+
+    async def fetch_settings(self, folders: list[Folder]) -> None:
+        """Set each folder's ``settings`` from the client's."""
+        ...
+
+    def label(self, folder: Folder) -> str:
+        """``"name: "`` to put before what is said of a folder when there are several."""
+        ...
+
+    def buffers(self, folder: Folder) -> dict[str, str]:
+        """The folder's open documents (relative paths) and their text in the editor."""
+        ...
+
+    def relocate(self, folder: Folder) -> None:
+        """Work out again which of the folder's open buffers are documents (include and
+        exclude may have changed, or the folder has just been opened)."""
+        ...
+
+    def reanalyse(self, folder: Folder) -> None:
+        """Analyse the folder's open documents again: its index changed."""
+        ...
+
+
+def file_path(uri: str) -> Path | None:
+    """The path of a file URI with its folder's links resolved (not the file's own: links
+    are not documents), as ``Workspace.relative`` sees it; None if it is no file URI."""
+    if not isinstance(uri, str) or not uri.startswith("file:"):
+        return None
+    path = to_fs_path(uri)
+    if not path:
+        return None
+    full = Path(os.path.abspath(path))
+    return Path(os.path.realpath(full.parent)) / full.name
+
+
+def outside_message(uri: str) -> str:
+    """What the user is told of a document outside every workspace folder."""
+    path = file_path(uri)
+    name = path.name if path is not None else uri
+    return (
+        f"Doublet: {name} is outside every workspace folder; only files inside a folder are checked"
+    )
+
+
+class Folder:
+    """A workspace folder and everything the server keeps for it.
+
+    ``state``: "starting" (until its saved index is loaded and indexing begins),
+    "indexing", "ready", "error" (the last refresh failed; the next may recover)
+    or "closed" (the editor removed the folder).
+    """
+
+    def __init__(self, host: Host, uri: str, name: str):
+        self.host = host
+        self.uri = uri  # as the client names it: the scope of its settings
+        self.name = name
+        path = to_fs_path(uri) or ""
+        self.root = Path(path).resolve()
+        self.settings = Settings()
+        self.project: Workspace | None = None
+        self.saver: DebouncedSave | None = None
+        self.watcher: Watcher | None = None
+        self.state = "starting"
+        self.last_error: str | None = None
+        #: What would make the answers mislead as configured (Workspace.warnings)
+        self.warnings: list[str] = []
+        #: Set while no index is being built (start-up and indexing clear it).
+        self.indexed = asyncio.Event()
+        self._disk_changes: set[str] = set()
+        self._disk_task: asyncio.Task | None = None
+        self._config_changed = False
+        #: The editor removed the folder (work under way finishes, nothing follows it).
+        self.closed = False
+
+    def __repr__(self) -> str:
+        return f"Folder({self.name!r}, {str(self.root)!r}, {self.state})"
+
+    # --- paths ------------------------------------------------------------------------
+
+    def holds(self, path: Path) -> bool:
+        """Whether a path (from :func:`file_path`) is this folder or inside it."""
+        return path == self.root or path.is_relative_to(self.root)
+
+    def rel_of(self, uri: str) -> str | None:
+        """Folder-relative path of a file URI, or None if it is not one of its documents."""
+        if self.project is None or file_path(uri) is None:
+            return None
+        try:
+            rel = self.project.relative(to_fs_path(uri))
+        except ValueError:
+            return None
+        return rel if self.project.is_document(rel) else None
+
+    def uri_of(self, rel: str) -> str:
+        return from_fs_path(str(self.root / rel)) or ""
+
+    # --- start-up and indexing ----------------------------------------------------------
+
+    async def start(self) -> None:
+        """Load the saved index (settings already fetched), watch the folder, index it."""
+        try:
+            self.project = await self.host.run(
+                functools.partial(Workspace.open, self.root, config=self.current_config())
+            )
+        except Exception as exc:  # an unreadable folder: said, and nobody waits for good
+            log.exception("opening %s failed", self.root)
+            self.fail(f"opening {self.root} failed: {exc}")
+            self.indexed.set()
+            self.host.notify_status()
+            return
+        if self.closed:  # removed while its index was loading
+            return
+        self.saver = DebouncedSave(self.project)
+        # watch before indexing, so that nothing written meanwhile is missed
+        self.watcher = Watcher(self.project.root, asyncio.get_running_loop(), self.files_changed)
+        self.watcher.start()
+        await self.index()
+
+    def current_config(self) -> Config:
+        """doublet.toml with the client's settings on top; what is bad is reported and left out.
+
+        A broken doublet.toml leaves the defaults (the watcher notices the fix); a bad
+        setting leaves that one setting out, not the file.
+        """
+        try:
+            base = load_config(self.root)
+        except ConfigError as exc:
+            self.fail(str(exc), show=True)
+            base = DEFAULTS
+        return self.settings.apply(base, lambda message: self.fail(message, show=True))
+
+    async def index(self, rebuild: bool = False) -> None:
+        """Bring the index up to date with progress, then analyse the open documents."""
+        if self.project is None or self.closed:
+            return
+        self.state = "indexing"
+        self.indexed.clear()
+        self.host.notify_status()
+        token = str(uuid.uuid4())
+        named = bool(self.host.label(self))  # several folders: say which one
+        title = f"Doublet: indexing {self.name}" if named else "Doublet: indexing"
+        progress = await self.host.begin_progress(token, title)
+        loop = asyncio.get_running_loop()
+
+        def report(done: int, total: int) -> None:
+            counts = {"done": done, "total": total, "folder": self.name}
+            loop.call_soon_threadsafe(self.host.notify_status, counts)
+            if progress:
+                message = f"{done} of {total} files"
+                percentage = int(100 * done / max(total, 1))
+                loop.call_soon_threadsafe(self.host.report_progress, token, message, percentage)
+
+        try:
+            started = time.perf_counter()
+            changes = await self.host.run(self._refresh, report, rebuild)
+            await self.host.run(self.project.save)
+            await self.check_warnings()
+            log.info(
+                "%sindexed %d documents in %.2f s (%d read, %d skipped)",
+                self.host.label(self),
+                len(self.project.index),
+                time.perf_counter() - started,
+                len(changes.added) + len(changes.updated),
+                len(changes.skipped),
+            )
+            self.state = "ready"
+        except Exception as exc:  # the daemon stays up and says what went wrong
+            log.exception("indexing %s failed", self.root)
+            self.fail(f"indexing failed: {exc}")
+            self.state = "error"
+        finally:
+            if progress:
+                self.host.end_progress(token)
+            self.indexed.set()
+            self.host.notify_status()
+        if self.closed:
+            self.state = "closed"
+            return
+        self.host.relocate(self)  # buffers may have opened before the index
+        self.host.reanalyse(self)
+        if self._disk_changes or self._config_changed:  # files changed while indexing
+            self._disk_task = loop.create_task(self._after_quiet())
+
+    def _refresh(self, report: Report | None, rebuild: bool) -> Changes:
+        """On the worker: the index in step with the disk, open documents as the editor has them."""
+        assert self.project is not None
+        if rebuild:
+            self.project.reset_index()
+        buffers = self.host.buffers(self)
+        changes = self.project.refresh(
+            _Counting(report) if report else None,
+            keep=set(buffers) & set(self.project.index.names()),
+        )
+        for rel, text in buffers.items():  # an open document counts as the editor has it
+            if not self.project.holds_text(rel, text):
+                self.project.update_text(rel, text)
+        return changes
+
+    async def refresh(self) -> Changes:
+        """The index in step with the disk, quietly (no progress)."""
+        return await self.host.run(self._refresh, None, False)
+
+    async def check_warnings(self) -> None:
+        """Look for what would make the answers mislead (Workspace.warnings): logged, in
+        the status, and shown once when they change."""
+        assert self.project is not None
+        found = await self.host.run(self.project.warnings)
+        if found != self.warnings:
+            for warning in found:
+                log.warning("%s%s", self.host.label(self), warning)
+                self.host.show_message(
+                    types.MessageType.Warning, f"Doublet: {self.host.label(self)}{warning}"
+                )
+        self.warnings = found
+
+    async def until_indexed(self) -> None:
+        """Wait while the folder starts or builds its index."""
+        await self.indexed.wait()
+
+    def fail(self, message: str, *, show: bool = False) -> None:
+        """Remember an error (the status says it); ``show`` it to the user too."""
+        self.last_error = message
+        self.host.error_occurred(self, message)
+        if show:
+            self.host.show_message(
+                types.MessageType.Error, f"Doublet: {self.host.label(self)}{message}"
+            )
+
+    # --- configuration --------------------------------------------------------------------
+
+    async def reconfigure(self, fetch: bool = True) -> None:
+        """Settings or doublet.toml changed: re-read both (the settings unless the caller
+        just did), re-index what they affect."""
+        if self.project is None or self.closed:
+            return
+        if fetch:
+            await self.host.fetch_settings([self])
+        self.project.config = self.current_config()
+        self.host.relocate(self)  # include/exclude may have changed
+        await self.refresh()
+        await self.check_warnings()
+        self.after_index_change()
+
+    # --- files on disk ----------------------------------------------------------------------
+
+    def files_changed(self, paths: set[str]) -> None:
+        """Called on the loop by the watcher; coalesces bursts into one refresh."""
+        if self.closed:
+            return
+        self._disk_changes |= paths
+        if "doublet.toml" in paths:
+            self._config_changed = True
+        if self._disk_task is not None:
+            self._disk_task.cancel()
+        self._disk_task = asyncio.get_running_loop().create_task(self._after_quiet())
+
+    async def _after_quiet(self) -> None:
+        await asyncio.sleep(DISK_QUIET)
+        self._disk_task = None
+        if self.project is None or self.closed or self.state == "indexing":
+            return  # indexing looks at the changes kept when it is done
+        self._disk_changes.clear()
+        if self._config_changed:
+            self._config_changed = False
+            await self.reconfigure()
+            return
+        try:
+            changes = await self.refresh()
+        except Exception as exc:  # said in the status; the next change on disk tries again
+            log.exception("refreshing the index of %s failed", self.root)
+            self.fail(f"refreshing the index failed: {exc}")
+            self.state = "error"
+            self.host.notify_status()
+            return
+        if self.closed:
+            return
+        if self.state == "error":  # recovered: everything is analysed again
+            self.state = "ready"
+            self.after_index_change()
+        elif changes.changed:
+            self.after_index_change()
+
+    def after_index_change(self) -> None:
+        self.host.notify_status()
+        if self.saver:
+            self.saver.changed()
+        self.host.reanalyse(self)
+
+    # --- leaving ----------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """The editor removed the folder: stop watching it and save its index once more."""
+        self.closed = True
+        self.state = "closed"
+        if self._disk_task is not None:
+            self._disk_task.cancel()
+        self.indexed.set()  # nobody waits for an index that is not coming
+        if self.watcher is not None:
+            self.watcher.stop()
+        if self.saver is not None:
+            await self.host.run(self._save_now)
+
+    def stop(self) -> None:
+        """The server is shutting down: stop watching, save the index if it changed."""
+        if self.watcher is not None:
+            self.watcher.stop()
+        self._save_now()
+
+    def _save_now(self) -> None:
+        if self.saver is not None:
+            self.saver.changed()
+            self.saver.flush()
+
+    # --- status -------------------------------------------------------------------------------
+
+    def status(self) -> dict:
+        """This folder's row of ``doublet.status``'s ``folders``."""
+        project = self.project
+        return {
+            "root": str(self.root),
+            "name": self.name,
+            "state": self.state,
+            "documents": len(project.index) if project else 0,
+            "skippedCount": len(project.skipped) if project else 0,
+            "warnings": self.warnings,
+            "lastError": self.last_error,
+        }
+
+
+class _Counting:
+    """Wraps the refresh's work list, reporting progress every few files."""
+
+    def __init__(self, report: Report):
+        self.report = report
+
+    def __call__(self, items: Iterable) -> Iterator:
+        total = len(items)  # type: ignore[arg-type]  (a sized work list)
+        step = max(1, total // 50)
+        for done, item in enumerate(items, 1):
+            if done % step == 0 or done == total:
+                self.report(done, total)
+            yield item
