@@ -104,7 +104,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
 
   register('doublet.showWorkspaceReport', async () => {
-    const report = (await vscode.commands.executeCommand('doublet.workspaceReport')) as WorkspaceReport | undefined;
+    // the folder of the document in front (several folders: one report each), else the first
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const folder = active && vscode.workspace.getWorkspaceFolder(active);
+    const args = folder ? [folder.uri.toString()] : [];
+    const report = (await vscode.commands.executeCommand('doublet.workspaceReport', ...args)) as WorkspaceReport | undefined;
     if (report?.html) {
       showReport(report.html);
     } else if (report) {

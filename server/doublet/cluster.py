@@ -41,6 +41,7 @@ def dask_cluster(scheduler: str | None = None, workers: int | None = None) -> It
                 n_workers=workers or 1,
                 threads_per_worker=1,
                 processes=True,
+                host="127.0.0.1",  # reachable from this machine only
                 dashboard_address=None,
                 silence_logs=logging.WARNING,
             )
