@@ -1,11 +1,13 @@
-// Finding a Python that can run the Doublet server, and making the server's
-// package available in it without a manual pip step.
+// Finding a Python that can run the Doublet server, and the server's packages
+// for it without a manual pip step: the libraries bundled in the extension, or,
+// for an interpreter they do not fit, a private environment made with pip.
 
 import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { MISSING_MESSAGE, candidates, isSupported, parseVersion, tooOldMessage } from './logic/python';
+import { Interpreter, PROBE, chooseBundle, parseManifest, parseProbe } from './logic/bundle';
+import { MISSING_MESSAGE, candidates, isSupported, tooOldMessage } from './logic/python';
 
 function run(command: string, args: string[], timeout = 20000): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -36,17 +38,24 @@ export async function pythonExtensionInterpreter(resource?: vscode.Uri): Promise
 
 export class PythonNotFound extends Error {}
 
+/** An interpreter found, and what it said about itself. */
+export interface FoundPython {
+  command: string;
+  info: Interpreter;
+}
+
 /** The first candidate interpreter that is Python 3.10 or newer. */
-export async function findPython(output: vscode.OutputChannel): Promise<string> {
+export async function findPython(output: vscode.OutputChannel): Promise<FoundPython> {
   const setting = vscode.workspace.getConfiguration('doublet').get<string>('python.path');
   const tried: string[] = [];
   for (const command of candidates(setting, await pythonExtensionInterpreter(), process.platform === 'win32')) {
     try {
-      const { stdout } = await run(command, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])']);
-      const version = parseVersion(stdout);
-      if (isSupported(version)) {
-        output.appendLine(`Python: ${command} (${stdout.trim()})`);
-        return command;
+      const { stdout } = await run(command, ['-c', PROBE]);
+      const info = parseProbe(stdout);
+      const version = info?.version;
+      if (info && isSupported(version)) {
+        output.appendLine(`Python: ${command} (${info.version[0]}.${info.version[1]})`);
+        return { command, info };
       }
       tried.push(tooOldMessage(command, version));
     } catch {
@@ -56,6 +65,12 @@ export async function findPython(output: vscode.OutputChannel): Promise<string> 
   output.appendLine(`No usable Python: ${tried.join('; ')}`);
   const tooOld = tried.find((t) => t.startsWith('Doublet needs'));
   throw new PythonNotFound(tooOld ?? MISSING_MESSAGE);
+}
+
+/** How to run `-m doublet serve`: which Python, and folders to put first on its PYTHONPATH. */
+export interface ServerPython {
+  python: string;
+  pythonPath?: string[];
 }
 
 function venvPython(venv: string): string {
@@ -81,48 +96,83 @@ async function hasDoublet(python: string, version: string): Promise<boolean> {
 }
 
 /**
- * A Python that can run `-m doublet serve`: the given one if it already has this
- * version of Doublet, else a private environment in the extension's storage,
- * created once from the wheel bundled in the extension.
+ * How to run the server with the Python found: as it is if it already has this
+ * version of Doublet; else with the libraries bundled in the extension, if they
+ * fit it (CPython version, platform); else from a private environment in the
+ * extension's storage, created once with pip from the bundled wheel (this needs
+ * the package index).
  */
 export async function serverPython(
   context: vscode.ExtensionContext,
-  python: string,
+  found: FoundPython,
   output: vscode.OutputChannel,
-): Promise<string> {
+): Promise<ServerPython> {
   const version: string = context.extension.packageJSON.version;
-  if (await hasDoublet(python, version)) {
-    return python;
+  const python = found.command;
+  if (found.info.doublet === version) {
+    output.appendLine(`Server: Doublet ${version} installed for ${python}`);
+    return { python };
   }
+  const libs = path.join(context.extensionPath, 'bundled', 'libs');
+  let manifestText: string | undefined;
+  try {
+    manifestText = fs.readFileSync(path.join(libs, 'manifest.json'), 'utf8');
+  } catch {
+    manifestText = undefined;
+  }
+  const choice = chooseBundle(manifestText === undefined ? undefined : parseManifest(manifestText), found.info, python);
+  if ('folders' in choice) {
+    const pythonPath = choice.folders.map((folder) => path.join(libs, folder));
+    // The interpreter itself rather than a launcher or shim in front of it (py, pyenv): one
+    // process less to start; the same Python, whose version chose the folders.
+    const executable = found.info.executable;
+    const interpreter = executable && path.isAbsolute(executable) && fs.existsSync(executable) ? executable : python;
+    output.appendLine(`Server: Doublet ${version} run by ${interpreter} with the libraries bundled in the extension (${pythonPath.join(path.delimiter)})`);
+    return { python: interpreter, pythonPath };
+  }
+
   const venv = path.join(context.globalStorageUri.fsPath, `server-${version}`);
   const inVenv = venvPython(venv);
+  output.appendLine(`No bundled server libraries for this Python: ${choice.reason}.`);
   if (fs.existsSync(inVenv) && (await hasDoublet(inVenv, version))) {
-    return inVenv;
+    output.appendLine(`Server: Doublet ${version} in ${venv}`);
+    return { python: inVenv };
   }
   const wheel = bundledWheel(context.extensionPath);
   if (!wheel) {
-    throw new Error(`Doublet ${version} is not installed for ${python}, and this build of the extension has no bundled server.`);
+    throw new Error(`Doublet ${version} is not installed for ${python}, and ${choice.reason}.`);
   }
-  await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: 'Doublet: installing its server (first start only)' },
-    async (progress) => {
-      fs.mkdirSync(path.dirname(venv), { recursive: true });
-      progress.report({ message: 'creating a Python environment…' });
-      output.appendLine(`Creating ${venv} with ${python}`);
-      await run(python, ['-m', 'venv', venv], 120000);
-      progress.report({ message: 'installing packages…' });
-      output.appendLine(`Installing ${wheel}`);
-      const { stdout, stderr } = await run(
-        inVenv,
-        ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', wheel],
-        600000,
-      );
-      output.append(stdout);
-      output.append(stderr);
-    },
-  );
+  output.appendLine(`Installing the server with pip into a private environment instead (once; this needs the package index).`);
+  try {
+    await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Doublet: installing its server (first start only)' },
+      async (progress) => {
+        fs.mkdirSync(path.dirname(venv), { recursive: true });
+        progress.report({ message: 'creating a Python environment…' });
+        output.appendLine(`Creating ${venv} with ${python}`);
+        await run(python, ['-m', 'venv', venv], 120000);
+        progress.report({ message: 'installing packages…' });
+        output.appendLine(`Installing ${wheel}`);
+        const { stdout, stderr } = await run(
+          inVenv,
+          ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', wheel],
+          600000,
+        );
+        output.append(stdout);
+        output.append(stderr);
+      },
+    );
+  } catch (error) {
+    const failure = error as Error & { stdout?: string; stderr?: string };
+    output.append(failure.stdout ?? '');
+    output.append(failure.stderr ?? '');
+    throw new Error(
+      `installing its server with pip into ${venv} failed (see Output: Doublet). It was needed because ` +
+        `${choice.reason}: set "doublet.python.path" to a Python the bundled libraries fit, which needs no installation.`,
+    );
+  }
   if (!(await hasDoublet(inVenv, version))) {
     throw new Error(`Installing the Doublet server into ${venv} failed; see Output: Doublet.`);
   }
-  return inVenv;
+  return { python: inVenv };
 }

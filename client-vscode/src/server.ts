@@ -1,9 +1,12 @@
 // Starting, stopping and restarting the language server.
 
+import * as path from 'path';
 import * as vscode from 'vscode';
-import { LanguageClient, LanguageClientOptions, ServerOptions, State } from 'vscode-languageclient/node';
+// Types only: the module itself is loaded while the Python probe runs (see doStart).
+import type { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
+import { serverArgs, serverEnvironment } from './logic/bundle';
 import { ServerStatus } from './logic/status';
-import { PythonNotFound, findPython, serverPython } from './python';
+import { PythonNotFound, ServerPython, findPython, serverPython } from './python';
 
 export class ServerManager implements vscode.Disposable {
   client: LanguageClient | undefined;
@@ -26,9 +29,13 @@ export class ServerManager implements vscode.Disposable {
 
   private async doStart(): Promise<void> {
     this.onStatus(undefined);
-    let python: string;
+    let server: ServerPython;
+    // The language client's modules take a moment to load: that happens while the probe of
+    // Python (a process of its own) runs, rather than before it.
+    const found = findPython(this.output);
+    const languageClient = import('vscode-languageclient/node');
     try {
-      python = await serverPython(this.context, await findPython(this.output), this.output);
+      server = await serverPython(this.context, await found, this.output);
     } catch (error) {
       const message = error instanceof PythonNotFound ? error.message : `Doublet could not start: ${(error as Error).message}`;
       this.onStatus({ state: 'error', documents: 0, lastError: message });
@@ -40,9 +47,9 @@ export class ServerManager implements vscode.Disposable {
       return;
     }
     const serverOptions: ServerOptions = {
-      command: python,
-      args: ['-m', 'doublet', 'serve'],
-      options: { env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+      command: server.python,
+      args: serverArgs(server.pythonPath),
+      options: { env: serverEnvironment(process.env, server.pythonPath, path.delimiter) },
     };
     const settings = vscode.workspace.getConfiguration('doublet');
     const clientOptions: LanguageClientOptions = {
@@ -51,6 +58,7 @@ export class ServerManager implements vscode.Disposable {
       synchronize: { configurationSection: 'doublet' },
       initializationOptions: { clientCompare: true, settings: JSON.parse(JSON.stringify(settings)) },
     };
+    const { LanguageClient, State } = await languageClient;
     this.client = new LanguageClient('doublet', 'Doublet', serverOptions, clientOptions);
     this.context.subscriptions.push(
       this.client.onDidChangeState((event) => {

@@ -4,15 +4,16 @@
 //   bash tests/vscode-e2e/setup.sh && make vsix
 //   node --test tests/vscode-e2e/extension.test.mjs
 //
-// Each session installs the built .vsix (client-vscode/doublet-<version>.vsix, or
-// $DOUBLET_VSIX) into a fresh code-server, opens a fresh copy of examples/ and drives
-// the workbench like a user. Every step saves test-artifacts/vscode/ext-*.png.
+// Each session installs the built .vsix (client-vscode/doublet-<platform>-<version>.vsix,
+// e.g. doublet-linux-x64-0.1.0.vsix, or $DOUBLET_VSIX) into a fresh code-server, opens a
+// fresh copy of examples/ and drives the workbench like a user. Every step saves
+// test-artifacts/vscode/ext-*.png.
 //
 // Most sessions point doublet.python.path at the repository's .venv (Doublet installed
-// in editable mode, the right version: the extension uses it as is). One session has no
-// Python setting and only a python3 without Doublet on PATH, so that the real first start
-// runs once: private venv in the extension's storage + pip install of the bundled wheel
-// (its dependencies come from PyPI, or pip's cache).
+// in editable mode, the right version: the extension uses it as is). The first-start
+// sessions have no Doublet for their Python and no package index (pip's index, find-links
+// and configuration all point at a port that refuses): the extension must run the server
+// from the libraries bundled in the .vsix, within 3 s of the workbench being up.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -34,7 +35,9 @@ import {
 
 const EXT_ID = 'doublet.doublet';
 const VERSION = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'client-vscode', 'package.json'), 'utf8')).version;
-const VSIX = path.resolve(process.env.DOUBLET_VSIX || path.join(REPO_ROOT, 'client-vscode', `doublet-${VERSION}.vsix`));
+// VS Code's platform names (vsce package --target) are Node's platform and arch.
+const PLATFORM = `${process.platform}-${process.arch}`;
+const VSIX = path.resolve(process.env.DOUBLET_VSIX || path.join(REPO_ROOT, 'client-vscode', `doublet-${PLATFORM}-${VERSION}.vsix`));
 const VENV_PYTHON = path.join(REPO_ROOT, '.venv', 'bin', 'python');
 const EXAMPLES = path.join(REPO_ROOT, 'examples');
 
@@ -90,10 +93,11 @@ async function copyExamples(name) {
  * installed. fn gets ({server, wb, ws, shot, step}): shot(label) saves ext-<name>-NN-<label>.png;
  * step(t, title, fn) runs a subtest that saves ext-<name>-<title>-FAILED.png when it fails.
  */
-async function session(name, { settings = { 'doublet.python.path': VENV_PYTHON }, env, serviceWorkers } = {}, fn) {
+async function session(name, { settings = { 'doublet.python.path': VENV_PYTHON }, env, serviceWorkers, openFile } = {}, fn) {
   const ws = await copyExamples(name);
   let n = 0;
-  return withVSCode({ name: `ext-${name}`, folder: ws, vsix: [VSIX], settings, env, serviceWorkers }, async ({ server, wb }) => {
+  const options = { name: `ext-${name}`, folder: ws, vsix: [VSIX], settings, env, serviceWorkers, openFile: openFile && path.join(ws, openFile) };
+  return withVSCode(options, async ({ server, wb }) => {
     const shot = (label) => wb.screenshot(`ext-${name}-${String(++n).padStart(2, '0')}-${label}`);
     const step = (t, title, body) =>
       t.test(title, async () => {
@@ -183,6 +187,10 @@ test('the .vsix in a real workbench: warning, hover, status bar, Similar Passage
       assert.deepEqual(installed, [`${EXT_ID}-${VERSION}`], `installed extensions: ${fs.readdirSync(server.extensionsDir)}`);
       const dir = path.join(server.extensionsDir, installed[0]);
       assert.ok(fs.readdirSync(path.join(dir, 'bundled')).some((f) => /^doublet-.*\.whl$/.test(f)), 'the .vsix bundles the server wheel');
+      const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'bundled', 'libs', 'manifest.json'), 'utf8'));
+      assert.equal(manifest.platform, PLATFORM, 'the .vsix bundles the libraries of this platform');
+      for (const v of manifest.pythons) assert.ok(fs.existsSync(path.join(dir, 'bundled', 'libs', `cp${v.replace('.', '')}`)), `libraries for CPython ${v}`);
+      assert.ok(fs.existsSync(path.join(dir, 'bundled', 'libs', 'common', 'doublet', '__init__.py')), 'the server itself is in the bundle');
       await server.waitForActivation(EXT_ID); // onStartupFinished
       await shot('activated');
     });
@@ -464,47 +472,143 @@ test('6b. the quick fix "ignore this match" removes the warning and writes doubl
   });
 });
 
-// Needs pip to reach the package index (or its cache) for the server's dependencies.
-// DOUBLET_E2E_SKIP_FIRST_START=1 skips it, saying so, on a machine that cannot.
-const skipFirstStart = process.env.DOUBLET_E2E_SKIP_FIRST_START === '1' && 'DOUBLET_E2E_SKIP_FIRST_START=1 (no package index here)';
+// ---------------------------------------------------------------------------------------
+// First start: a Python without Doublet, and no package index.
 
-test('first start without Doublet installed: private venv + pip install of the bundled wheel', { timeout: 600_000, skip: skipFirstStart }, async () => {
-  // PATH without the repository's .venv (or any venv): python3 is the system/pyenv one.
-  const PATH = process.env.PATH.split(':').filter((d) => d && !/[/\\]\.?venv[/\\]/.test(d) && !process.env.VIRTUAL_ENV?.startsWith(d)).join(':');
-  const probe = spawnSync('python3', ['-c', 'import sys; print("%d.%d" % sys.version_info[:2]); import doublet'], { encoding: 'utf8', env: { ...process.env, PATH, VIRTUAL_ENV: '' } });
-  assert.match(probe.stdout, /^3\.(1\d|[2-9]\d)/, `python3 on PATH is 3.10+: ${probe.stdout} ${probe.stderr}`);
-  assert.match(probe.stderr, /No module named 'doublet'/, 'python3 on PATH has no Doublet, so the extension must install it');
+const REFUSED = 'http://127.0.0.1:9/'; // the discard port: nothing listens, connections are refused
+const NO_INDEX_ENV = {
+  PIP_CONFIG_FILE: os.devnull, // no pip.conf (this machine's names local wheel folders and indexes)
+  PIP_NO_INDEX: '1',
+  PIP_INDEX_URL: `${REFUSED}simple/`,
+  PIP_EXTRA_INDEX_URL: `${REFUSED}simple/`,
+  PIP_FIND_LINKS: REFUSED,
+  PIP_RETRIES: '0',
+  PIP_TIMEOUT: '5',
+};
+/**
+ * What the issue asks of a first start: the first warning within 3 s of the workbench being up.
+ * DOUBLET_E2E_FIRST_WARNING_MS changes it, for a machine much slower or busier than a 2-core one.
+ */
+const FIRST_WARNING_MS = Number(process.env.DOUBLET_E2E_FIRST_WARNING_MS || 3000);
 
-  const t0 = Date.now();
-  await session('first-start', { settings: {}, env: { PATH, VIRTUAL_ENV: '' } }, async ({ server, wb, shot }) => {
-    await server.waitForActivation(EXT_ID);
-    const note = await wb.waitForNotification('Doublet: installing its server (first start only)', { timeout: 60_000 });
-    assert.equal(note.severity, 'info');
-    await shot('installing');
-    await wb.openFile(ESSAY);
-    const row = plantedRow(await wb.waitForProblems((ps) => plantedRow(ps), { timeout: 540_000 }));
-    console.log(`# first start: warning ${Date.now() - t0} ms after start`);
+/** PATH without the repository's .venv (or any venv). */
+function pathWithoutVenvs() {
+  return process.env.PATH.split(':').filter((d) => d && !/[/\\]\.?venv[/\\]/.test(d) && !process.env.VIRTUAL_ENV?.startsWith(d)).join(':');
+}
+
+/** Checks that python3 (run with env) is CPython 3.10+ without Doublet and that pip cannot install anything. */
+function assertNoDoubletNoIndex(env) {
+  const probe = spawnSync('python3', ['-c', 'import sys; print("%d.%d" % sys.version_info[:2]); print(sys.executable); import doublet'], { encoding: 'utf8', env });
+  assert.match(probe.stdout, /^3\.(1\d|[2-9]\d)\n/, `python3 is 3.10+: ${probe.stdout} ${probe.stderr}`);
+  assert.match(probe.stderr, /No module named 'doublet'/, 'python3 has no Doublet, so the extension cannot use it as it is');
+  const dest = fs.mkdtempSync(path.join(tmp, 'pip-'));
+  const pip = spawnSync('python3', ['-m', 'pip', 'download', '--no-deps', '--dest', dest, 'pygls'], { encoding: 'utf8', env, timeout: 60_000 });
+  assert.notEqual(pip.status, 0, `pip must not reach a package index here: ${pip.stdout}`);
+  assert.deepEqual(fs.readdirSync(dest), [], 'pip downloaded nothing');
+  const [version, executable] = probe.stdout.trim().split('\n');
+  return { version, executable };
+}
+
+/**
+ * Milliseconds from the workbench being up (wb.readyAt) to the first warning counted in the
+ * status bar. An observer in the page notes the moment; asking the page every few
+ * milliseconds instead would take CPU from what is being measured, on a 2-core machine.
+ */
+async function timeToFirstWarning(wb) {
+  await wb.page.evaluate(() => {
+    const warned = () => {
+      const counts = document.querySelector('.part.statusbar #status\\.problems')?.innerText.match(/\d+/g) || [];
+      return Number(counts[1] || 0) > 0;
+    };
+    window.__doubletFirstWarning = warned() ? Date.now() : 0;
+    if (window.__doubletFirstWarning) return;
+    const observer = new MutationObserver(() => {
+      if (warned()) {
+        window.__doubletFirstWarning = Date.now();
+        observer.disconnect();
+      }
+    });
+    observer.observe(document.querySelector('.part.statusbar'), { subtree: true, childList: true, characterData: true, attributes: true });
+  });
+  const at = await waitFor(() => wb.page.evaluate(() => window.__doubletFirstWarning || null), { timeout: 120_000, interval: 500, what: 'a first warning' });
+  return at - wb.readyAt;
+}
+
+/** The one `-m doublet serve` process: its command line, environment, mapped files and executable. */
+function serverProcess(server) {
+  const pids = doubletServers(server);
+  assert.equal(pids.length, 1, 'one doublet server');
+  const read = (what) => fs.readFileSync(`/proc/${pids[0]}/${what}`, 'utf8');
+  const env = Object.fromEntries(read('environ').split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  return { cmdline: read('cmdline').split('\0').filter(Boolean), env, maps: read('maps'), exe: fs.readlinkSync(`/proc/${pids[0]}/exe`) };
+}
+
+/**
+ * A first start as a user has it: no Python setting, python3 on PATH (from binDir if given)
+ * without Doublet, no package index, and a fresh temporary folder (no caches, e.g. jieba's).
+ * Returns the time to the first warning; checks the server runs from the bundled libraries of
+ * python3's version.
+ */
+async function firstStart(name, { binDir } = {}) {
+  const PATH = binDir ? `${binDir}:${pathWithoutVenvs()}` : pathWithoutVenvs();
+  const TMPDIR = fs.mkdtempSync(path.join(tmp, `${name}-tmp-`));
+  const env = { PATH, VIRTUAL_ENV: '', TMPDIR, ...NO_INDEX_ENV };
+  const { version, executable } = assertNoDoubletNoIndex({ ...process.env, ...env });
+  let elapsed;
+  // The essay is open as the workbench starts (as an editor left open last time is), so
+  // that the time measured is the extension's and the server's, not the test's typing.
+  await session(name, { settings: {}, env, openFile: ESSAY }, async ({ server, wb, shot }) => {
+    elapsed = await timeToFirstWarning(wb);
+    await wb.page.waitForSelector(`.part.editor .tab.active[aria-label*="${path.basename(ESSAY)}"]`, { timeout: 5000 });
+    const activated = server.exthostLog().match(/^(\S+ \S+) .*_doActivateExtension doublet\.doublet/m)?.[1];
+    console.log(`# ${name} (python3 is ${version}): first warning ${elapsed} ms after the workbench was up` +
+      ` (the extension activated at ${activated ? Date.parse(activated.replace(' ', 'T')) - wb.readyAt : '?'} ms)` +
+      `; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
+    const row = plantedRow(await wb.waitForProblems((ps) => plantedRow(ps), { timeout: 30_000 }));
     assert.ok(row.message.startsWith(MESSAGE_START), row.message);
     assert.equal(row.line, ESSAY_LINES[0]);
-    await shot('installed-warning');
+    await shot('first-warning');
 
-    const venv = path.join(server.userDataDir, 'User', 'globalStorage', EXT_ID, `server-${VERSION}`);
-    assert.ok(fs.existsSync(path.join(venv, 'bin', 'python')), `private environment ${venv}`);
+    // From the bundle: no private environment, no pip, no progress notification.
+    const dir = path.join(server.extensionsDir, `${EXT_ID}-${VERSION}`);
+    const libs = path.join(dir, 'bundled', 'libs');
+    const folders = `${path.join(libs, `cp${version.replace('.', '')}`)}:${path.join(libs, 'common')}`;
     const channel = server.outputChannel('Doublet');
-    assert.match(channel, /^Python: python3 \(3\.\d+\)$/m);
-    assert.ok(channel.includes(`Creating ${venv} with python3`), channel);
-    assert.match(channel, new RegExp(`Installing .*bundled[/\\\\]doublet-${VERSION.replace(/\./g, '\\.')}-py3-none-any\\.whl`));
-    assert.match(channel, new RegExp(`Successfully installed .*doublet-${VERSION.replace(/\./g, '\\.')}`));
-    const pids = doubletServers(server);
-    assert.equal(pids.length, 1);
-    const cmd = fs.readFileSync(`/proc/${pids[0]}/cmdline`, 'utf8').split('\0');
-    assert.equal(cmd[0], path.join(venv, 'bin', 'python'), `the server runs from the private environment: ${cmd.join(' ')}`);
-    const status = await doubletStatus(wb);
-    assert.equal(status?.text, `Doublet: ${documentCount} documents`);
-    await waitFor(async () => !(await wb.notifications()).some((n) => n.message.includes('installing its server')), {
-      timeout: 10_000,
-      what: 'the progress notification to close',
-    });
+    assert.ok(channel.split('\n').includes(`Python: python3 (${version})`), channel);
+    assert.ok(channel.includes(`Server: Doublet ${VERSION} run by ${executable} with the libraries bundled in the extension (${folders})`), channel);
+    assert.doesNotMatch(channel, /No bundled server libraries|Creating .*server-|Installing .*\.whl/);
+    assert.ok(!fs.existsSync(path.join(server.userDataDir, 'User', 'globalStorage', EXT_ID, `server-${VERSION}`)), 'no private environment');
+    assert.ok(!(await wb.notifications()).some((n) => n.message.includes('installing')), 'no installation notification');
+    const proc = serverProcess(server);
+    assert.deepEqual(proc.cmdline, [executable, '-S', '-m', 'doublet', 'serve'], 'the interpreter itself (not its pyenv shim), without site-packages');
+    assert.equal(fs.realpathSync(proc.exe), fs.realpathSync(executable));
+    assert.ok(proc.env.PYTHONPATH.startsWith(folders), `PYTHONPATH: ${proc.env.PYTHONPATH}`);
+    assert.ok(proc.maps.includes(`${folders.split(':')[0]}/numpy/`), 'numpy\'s compiled modules are loaded from the bundle');
+    const status = await waitFor(async () => {
+      const s = await doubletStatus(wb);
+      return s && /Doublet: \d+ documents/.test(s.text) ? s : null;
+    }, { what: 'the Doublet status bar item' });
+    assert.equal(status.text, `Doublet: ${documentCount} documents`);
   });
-  console.log(`# first-start session: ${Date.now() - t0} ms`);
+  return elapsed;
+}
+
+test('first start without Doublet installed and no package index: the server runs from the .vsix at once', { timeout: 180_000 }, async () => {
+  const elapsed = await firstStart('first-start');
+  assert.ok(elapsed < FIRST_WARNING_MS, `first warning ${elapsed} ms after the workbench was up; the target is under ${FIRST_WARNING_MS} ms`);
+});
+
+// Other CPython versions than python3's, where this machine has them (pyenv's), as python3
+// on PATH: the oldest supported (its own numpy, tomli, exceptiongroup) and the newest here.
+// Correctness only: the time is asserted once, above.
+const PYENV = path.join(process.env.PYENV_ROOT || path.join(os.homedir(), '.pyenv'), 'versions');
+const otherPythons = ['3.10', '3.13']
+  .map((v) => (fs.existsSync(PYENV) ? fs.readdirSync(PYENV).filter((d) => d.startsWith(`${v}.`)).sort().pop() : undefined))
+  .filter(Boolean)
+  .map((d) => path.join(PYENV, d, 'bin'));
+
+test('first start with other CPython versions: the bundled libraries of that version', { timeout: 240_000, skip: !otherPythons.length && 'no other CPython here (pyenv)' }, async () => {
+  for (const binDir of otherPythons) {
+    await firstStart(`first-start-${path.basename(path.dirname(binDir))}`, { binDir });
+  }
 });

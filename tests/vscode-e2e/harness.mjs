@@ -341,8 +341,15 @@ export class CodeServer {
   }
 
   /** URL of the workbench for a folder (default: the folder given at start). */
-  workbenchUrl(folder = this.folder) {
-    return folder ? `${this.url}/?folder=${encodeURIComponent(path.resolve(folder))}` : `${this.url}/`;
+  /** The workbench's address; openFile (an absolute path) is opened in an editor as the workbench starts. */
+  workbenchUrl(folder = this.folder, { openFile } = {}) {
+    const query = [];
+    if (folder) query.push(`folder=${encodeURIComponent(path.resolve(folder))}`);
+    if (openFile) {
+      const uri = `vscode-remote://${new URL(this.url).host}${path.resolve(openFile)}`;
+      query.push(`payload=${encodeURIComponent(JSON.stringify([['openFile', uri]]))}`);
+    }
+    return `${this.url}/${query.length ? `?${query.join('&')}` : ''}`;
   }
 
   get settingsPath() {
@@ -627,7 +634,7 @@ export class Workbench {
    * Opens the workbench of `server` in a new browser context (fresh storage: no
    * state, service worker or IndexedDB carried over from another test) and waits for it.
    */
-  static async open(server, browser, { folder, viewport = { width: 1400, height: 900 }, timeout = 90_000, serviceWorkers = 'block' } = {}) {
+  static async open(server, browser, { folder, openFile, viewport = { width: 1400, height: 900 }, timeout = 90_000, serviceWorkers = 'block' } = {}) {
     // serviceWorkers: 'allow' is needed for webviews (WebviewPanel): VS Code web loads their
     // content through a service worker and shows "Could not register service worker" without it.
     const context = await browser.newContext({ viewport, serviceWorkers });
@@ -636,7 +643,7 @@ export class Workbench {
     const wb = new Workbench(page, server);
     wb.context = context;
     const t0 = Date.now();
-    await page.goto(server.workbenchUrl(folder), { waitUntil: 'domcontentloaded', timeout });
+    await page.goto(server.workbenchUrl(folder, { openFile }), { waitUntil: 'domcontentloaded', timeout });
     await wb.waitReady({ timeout });
     log(`workbench ready in ${Date.now() - t0} ms`);
     return wb;
@@ -658,6 +665,7 @@ export class Workbench {
         what: 'the extension host to start (exthost log: "Eager extensions activated")',
       });
     }
+    this.readyAt = Date.now(); // the workbench is up: tests measure from here
     // Let the workbench settle (layout restore, first notifications).
     await p.waitForTimeout(500);
   }
@@ -1163,7 +1171,8 @@ export class Workbench {
  * Starts code-server (options as startCodeServer) and chromium, opens the workbench on
  * `folder`, runs fn({ server, browser, wb }), and always tears everything down. On
  * failure it first saves <name>-FAILED.png and <name>-FAILED-logs/ into test-artifacts/vscode/.
- * Also: viewport, and serviceWorkers ('block' by default; 'allow' for tests that open a
+ * Also: openFile (an absolute path, opened in an editor as the workbench starts), viewport,
+ * and serviceWorkers ('block' by default; 'allow' for tests that open a
  * webview, which VS Code web loads through a service worker).
  */
 export async function withVSCode(opts, fn) {
@@ -1174,7 +1183,7 @@ export async function withVSCode(opts, fn) {
   try {
     server = await startCodeServer(opts);
     browser = await launchBrowser(opts.browser);
-    wb = await Workbench.open(server, browser, { folder: opts.folder, viewport: opts.viewport, serviceWorkers: opts.serviceWorkers });
+    wb = await Workbench.open(server, browser, { folder: opts.folder, openFile: opts.openFile, viewport: opts.viewport, serviceWorkers: opts.serviceWorkers });
     return await fn({ server, browser, wb });
   } catch (err) {
     if (wb) await wb.screenshot(`${name}-FAILED`).catch(() => {});
