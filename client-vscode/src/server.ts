@@ -2,12 +2,15 @@
 
 import * as vscode from 'vscode';
 import { LanguageClient, LanguageClientOptions, ServerOptions, State } from 'vscode-languageclient/node';
+import { Registrations } from './logic/registrations';
 import { ServerStatus } from './logic/status';
 import { PythonNotFound, findPython, serverPython } from './python';
 
 export class ServerManager implements vscode.Disposable {
   client: LanguageClient | undefined;
   private starting: Promise<void> | undefined;
+  /** The listeners the current start put on its client; disposed when it stops. */
+  private readonly registered = new Registrations();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -52,7 +55,7 @@ export class ServerManager implements vscode.Disposable {
       initializationOptions: { clientCompare: true, settings: JSON.parse(JSON.stringify(settings)) },
     };
     this.client = new LanguageClient('doublet', 'Doublet', serverOptions, clientOptions);
-    this.context.subscriptions.push(
+    this.registered.add(
       this.client.onDidChangeState((event) => {
         if (event.newState === State.Stopped) {
           this.onStatus({ state: 'stopped', documents: 0 });
@@ -60,14 +63,18 @@ export class ServerManager implements vscode.Disposable {
       }),
     );
     await this.client.start();
-    this.client.onNotification('doublet/status', (status: ServerStatus) => this.onStatus(status));
+    this.registered.add(this.client.onNotification('doublet/status', (status: ServerStatus) => this.onStatus(status)));
   }
 
   async stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
-    if (client) {
-      await client.stop();
+    try {
+      if (client) {
+        await client.stop();
+      }
+    } finally {
+      this.registered.disposeAll(); // after the stop, so that its state change still shows
     }
   }
 
