@@ -5,12 +5,15 @@ import * as vscode from 'vscode';
 // Types only: the module itself is loaded while the Python probe runs (see doStart).
 import type { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
 import { serverArgs, serverEnvironment } from './logic/bundle';
+import { Registrations } from './logic/registrations';
 import { ServerStatus } from './logic/status';
 import { PythonNotFound, ServerPython, findPython, serverPython } from './python';
 
 export class ServerManager implements vscode.Disposable {
   client: LanguageClient | undefined;
   private starting: Promise<void> | undefined;
+  /** The listeners the current start put on its client; disposed when it stops. */
+  private readonly registered = new Registrations();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -60,7 +63,7 @@ export class ServerManager implements vscode.Disposable {
     };
     const { LanguageClient, State } = await languageClient;
     this.client = new LanguageClient('doublet', 'Doublet', serverOptions, clientOptions);
-    this.context.subscriptions.push(
+    this.registered.add(
       this.client.onDidChangeState((event) => {
         if (event.newState === State.Stopped) {
           this.onStatus({ state: 'stopped', documents: 0 });
@@ -68,14 +71,18 @@ export class ServerManager implements vscode.Disposable {
       }),
     );
     await this.client.start();
-    this.client.onNotification('doublet/status', (status: ServerStatus) => this.onStatus(status));
+    this.registered.add(this.client.onNotification('doublet/status', (status: ServerStatus) => this.onStatus(status)));
   }
 
   async stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
-    if (client) {
-      await client.stop();
+    try {
+      if (client) {
+        await client.stop();
+      }
+    } finally {
+      this.registered.disposeAll(); // after the stop, so that its state change still shows
     }
   }
 
