@@ -65,7 +65,7 @@ $(NPM_STAMP): $(EXT)/package.json $(EXT)/package-lock.json
 # About 3 minutes the first time (the wheels are downloaded), 1.5 after.
 vsix: $(VSIX)
 
-$(VSIX): $(STAMP) $(NPM_STAMP) $(shell find server -name '*.py') $(wildcard $(EXT)/src/*.ts $(EXT)/src/logic/*.ts) $(EXT)/package.json $(EXT)/README.md $(wildcard $(EXT)/media/*) $(EXT)/requirements-bundled.txt $(BUNDLE)
+$(VSIX): $(STAMP) $(NPM_STAMP) $(shell find server -name '*.py') $(wildcard $(EXT)/src/*.ts $(EXT)/src/logic/*.ts) $(EXT)/package.json $(EXT)/README.md $(wildcard $(EXT)/media/*) $(EXT)/requirements-bundled.txt $(wildcard $(EXT)/python/*.py) $(BUNDLE)
 	rm -f $(EXT)/bundled/*.whl $@ $(EXT)/doublet-$(VERSION).vsix
 	$(BIN)/python -m pip wheel --no-deps --quiet -w $(EXT)/bundled .
 	$(BIN)/python $(BUNDLE) build --platform $(PLATFORM) --wheel $(EXT)/bundled/doublet-$(VERSION)-py3-none-any.whl $(if $(BUNDLE_PYTHONS),--pythons "$(BUNDLE_PYTHONS)")
@@ -118,4 +118,4 @@ bench-speed: bench-setup
 bench: bench-quality bench-speed
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis bench/.cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis bench/.cache $(EXT)/bundled $(EXT)/*.vsix

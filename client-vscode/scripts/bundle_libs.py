@@ -663,15 +663,16 @@ sys.argv = ["doublet", "scan", "--no-index", "--no-progress", "--format", "json"
 main()
 sys.argv = argv
 
-# 3. The language server, as the extension starts it: initialize, open the essay that copies
-#    a source, wait for its warnings. -X importtime lists what it imports (into a file: a
+# 3. The language server, as the extension starts it (python/launch.py, which checks that
+#    the bundle fits and becomes the server): initialize, open the essay that copies a
+#    source, wait for its warnings. -X importtime lists what it imports (into a file: a
 #    pipe nobody reads while we wait could fill up and stop the server).
 work = tempfile.mkdtemp()
 try:
     root = os.path.join(work, "examples")
     shutil.copytree(examples, root, ignore=shutil.ignore_patterns(".doublet"))
     log = open(os.path.join(work, "stderr"), "w+b")
-    command = [sys.executable, "-S", "-X", "importtime", "-m", "doublet", "serve"]
+    command = [sys.executable, "-S", "-X", "importtime", os.environ["BUNDLE_LAUNCH"], "python3"]
     server = subprocess.Popen(command, cwd=work, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=log)
     def send(message):
@@ -746,6 +747,11 @@ if os.environ.get("BUNDLE_COMPILE"):
         py_compile.compile(f, cfile=cache_from_source(f), doraise=True,
                            invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
     print(f"compiled {len(files)}", file=sys.stderr)
+    # 5. The methods attrs writes for lsprotocol's classes, compiled for this version too
+    #    (python/attrs_methods.py: 0.3 s of every start).
+    recorder = os.path.join(os.path.dirname(os.environ["BUNDLE_LAUNCH"]), "attrs_methods.py")
+    subprocess.run([sys.executable, "-S", recorder, "record",
+                    os.path.join(libs[0], "attrs-methods.marshal")], check=True, cwd=tempfile.gettempdir())
 """
 
 
@@ -781,6 +787,7 @@ def check(args) -> None:
         }
         env["PYTHONPATH"] = os.pathsep.join([str(folder), str(LIBS / "common")])
         env["PYTHONDONTWRITEBYTECODE"] = "1"  # no bytecode but what --compile writes, below
+        env["BUNDLE_LAUNCH"] = str(EXTENSION / "python" / "launch.py")
         if args.compile:
             env["BUNDLE_COMPILE"] = "1"
         # -S: no site-packages at all, so that anything missing from the bundle fails here.
@@ -813,6 +820,8 @@ def check(args) -> None:
     ):  # bytecode left by earlier runs, of any kind: only what this run writes is shipped
         for cache in list(LIBS.rglob("__pycache__")):
             shutil.rmtree(cache)
+        for recorded in LIBS.glob("cp*/attrs-methods.marshal"):
+            recorded.unlink()
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         failures = [f for f in pool.map(lambda item: run(*item), sorted(chosen.items())) if f]
     if failures:

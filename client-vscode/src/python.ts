@@ -1,12 +1,13 @@
 // Finding a Python that can run the Doublet server, and the server's packages
-// for it without a manual pip step: the libraries bundled in the extension, or,
-// for an interpreter they do not fit, a private environment made with pip.
+// for it without a manual pip step: the libraries bundled in the extension (started
+// through python/launch.py, which checks that they fit), or, for an interpreter they
+// do not fit, a private environment made with pip.
 
-import { execFile } from 'child_process';
+import { ChildProcess, execFile, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { Interpreter, PROBE, chooseBundle, parseManifest, parseProbe } from './logic/bundle';
+import { DOES_NOT_FIT, Interpreter, LaunchReport, PROBE, parseLaunchReport, parseProbe, serverEnvironment } from './logic/bundle';
 import { MISSING_MESSAGE, candidates, isSupported, tooOldMessage } from './logic/python';
 
 function run(command: string, args: string[], timeout = 20000): Promise<{ stdout: string; stderr: string }> {
@@ -67,10 +68,75 @@ export async function findPython(output: vscode.OutputChannel): Promise<FoundPyt
   throw new PythonNotFound(tooOld ?? MISSING_MESSAGE);
 }
 
-/** How to run `-m doublet serve`: which Python, and folders to put first on its PYTHONPATH. */
-export interface ServerPython {
-  python: string;
-  pythonPath?: string[];
+/** A server started from the bundled libraries, or why it was not. */
+export type Launch =
+  | { kind: 'started'; process: ChildProcess; report: LaunchReport & { ok: true } }
+  | { kind: 'does-not-fit'; reason: string }
+  | { kind: 'not-run'; reason: string };
+
+/** How long launch.py may take to say whether the bundled libraries fit. */
+const LAUNCH_TIMEOUT_MS = 30000;
+
+/**
+ * Starts `command -S python/launch.py`: the server itself when the libraries bundled in
+ * the extension fit that interpreter (one Python start, no probe before it). Its first
+ * line on stderr says which; everything after it goes to the output channel.
+ */
+export function launchBundled(extensionPath: string, command: string, output: vscode.OutputChannel): Promise<Launch> {
+  const script = path.join(extensionPath, 'python', 'launch.py');
+  if (!fs.existsSync(path.join(extensionPath, 'bundled', 'libs', 'manifest.json'))) {
+    return Promise.resolve({ kind: 'does-not-fit', reason: 'this build of the extension has no bundled server libraries' });
+  }
+  return new Promise((resolve) => {
+    let settled = false;
+    let firstLine: string | undefined;
+    let pending = '';
+    const child = spawn(command, ['-S', script, command], { env: serverEnvironment(process.env), stdio: 'pipe' });
+    const settle = (launch: Launch) => {
+      if (!settled) {
+        settled = true;
+        clearTimeout(timer);
+        resolve(launch);
+      }
+    };
+    const timer = setTimeout(() => {
+      child.kill();
+      settle({ kind: 'not-run', reason: `"${command}" did not start within ${LAUNCH_TIMEOUT_MS / 1000} s` });
+    }, LAUNCH_TIMEOUT_MS);
+    child.on('error', (error) => settle({ kind: 'not-run', reason: `"${command}" could not be run (${error.message})` }));
+    child.on('exit', (code) => {
+      const report = firstLine === undefined ? undefined : parseLaunchReport(firstLine);
+      if (report && !report.ok && code === DOES_NOT_FIT) {
+        settle({ kind: 'does-not-fit', reason: report.reason });
+      } else {
+        settle({ kind: 'not-run', reason: `"${command}" exited (status ${code}) before the server started` });
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      if (firstLine !== undefined) {
+        output.append(text);
+        return;
+      }
+      pending += text;
+      const end = pending.indexOf('\n');
+      if (end < 0) {
+        return;
+      }
+      firstLine = pending.slice(0, end).replace(/\r$/, '');
+      const rest = pending.slice(end + 1);
+      const report = parseLaunchReport(firstLine);
+      if (!report) {
+        output.appendLine(firstLine); // not the launcher speaking: a Python that could not run it
+      }
+      if (rest) {
+        output.append(rest);
+      }
+      if (report?.ok) {
+        settle({ kind: 'started', process: child, report });
+      }
+    });
+  });
 }
 
 function venvPython(venv: string): string {
@@ -96,51 +162,28 @@ async function hasDoublet(python: string, version: string): Promise<boolean> {
 }
 
 /**
- * How to run the server with the Python found: as it is if it already has this
- * version of Doublet; else with the libraries bundled in the extension, if they
- * fit it (CPython version, platform); else from a private environment in the
- * extension's storage, created once with pip from the bundled wheel (this needs
- * the package index).
+ * The Python of a private environment in the extension's storage with this version of
+ * Doublet, created once with pip from the bundled wheel (this needs the package index):
+ * for an interpreter the bundled libraries do not fit (`reason` says why).
  */
-export async function serverPython(
+export async function privateEnvironment(
   context: vscode.ExtensionContext,
   found: FoundPython,
+  reason: string,
   output: vscode.OutputChannel,
-): Promise<ServerPython> {
+): Promise<string> {
   const version: string = context.extension.packageJSON.version;
   const python = found.command;
-  if (found.info.doublet === version) {
-    output.appendLine(`Server: Doublet ${version} installed for ${python}`);
-    return { python };
-  }
-  const libs = path.join(context.extensionPath, 'bundled', 'libs');
-  let manifestText: string | undefined;
-  try {
-    manifestText = fs.readFileSync(path.join(libs, 'manifest.json'), 'utf8');
-  } catch {
-    manifestText = undefined;
-  }
-  const choice = chooseBundle(manifestText === undefined ? undefined : parseManifest(manifestText), found.info, python);
-  if ('folders' in choice) {
-    const pythonPath = choice.folders.map((folder) => path.join(libs, folder));
-    // The interpreter itself rather than a launcher or shim in front of it (py, pyenv): one
-    // process less to start; the same Python, whose version chose the folders.
-    const executable = found.info.executable;
-    const interpreter = executable && path.isAbsolute(executable) && fs.existsSync(executable) ? executable : python;
-    output.appendLine(`Server: Doublet ${version} run by ${interpreter} with the libraries bundled in the extension (${pythonPath.join(path.delimiter)})`);
-    return { python: interpreter, pythonPath };
-  }
-
   const venv = path.join(context.globalStorageUri.fsPath, `server-${version}`);
   const inVenv = venvPython(venv);
-  output.appendLine(`No bundled server libraries for this Python: ${choice.reason}.`);
+  output.appendLine(`No bundled server libraries for this Python: ${reason}.`);
   if (fs.existsSync(inVenv) && (await hasDoublet(inVenv, version))) {
     output.appendLine(`Server: Doublet ${version} in ${venv}`);
-    return { python: inVenv };
+    return inVenv;
   }
   const wheel = bundledWheel(context.extensionPath);
   if (!wheel) {
-    throw new Error(`Doublet ${version} is not installed for ${python}, and ${choice.reason}.`);
+    throw new Error(`Doublet ${version} is not installed for ${python}, and ${reason}.`);
   }
   output.appendLine(`Installing the server with pip into a private environment instead (once; this needs the package index).`);
   try {
@@ -168,11 +211,11 @@ export async function serverPython(
     output.append(failure.stderr ?? '');
     throw new Error(
       `installing its server with pip into ${venv} failed (see Output: Doublet). It was needed because ` +
-        `${choice.reason}: set "doublet.python.path" to a Python the bundled libraries fit, which needs no installation.`,
+        `${reason}: set "doublet.python.path" to a Python the bundled libraries fit, which needs no installation.`,
     );
   }
   if (!(await hasDoublet(inVenv, version))) {
     throw new Error(`Installing the Doublet server into ${venv} failed; see Output: Doublet.`);
   }
-  return { python: inVenv };
+  return inVenv;
 }

@@ -4,16 +4,20 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 // Types only: the module itself is loaded while the Python probe runs (see doStart).
 import type { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
-import { serverArgs, serverEnvironment } from './logic/bundle';
+import { ChildProcess } from 'child_process';
+import { LaunchReport, serverEnvironment } from './logic/bundle';
+import { candidates } from './logic/python';
 import { Registrations } from './logic/registrations';
 import { ServerStatus } from './logic/status';
-import { PythonNotFound, ServerPython, findPython, serverPython } from './python';
+import { FoundPython, PythonNotFound, findPython, launchBundled, privateEnvironment, pythonExtensionInterpreter } from './python';
 
 export class ServerManager implements vscode.Disposable {
   client: LanguageClient | undefined;
   private starting: Promise<void> | undefined;
   /** The listeners the current start put on its client; disposed when it stops. */
   private readonly registered = new Registrations();
+  /** The server process started from the bundled libraries, if that is how it runs. */
+  private serverProcess: ChildProcess | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -32,13 +36,13 @@ export class ServerManager implements vscode.Disposable {
 
   private async doStart(): Promise<void> {
     this.onStatus(undefined);
-    let server: ServerPython;
-    // The language client's modules take a moment to load: that happens while the probe of
-    // Python (a process of its own) runs, rather than before it.
-    const found = findPython(this.output);
+    // Python is started first (serverOptions spawns it before its first await when it
+    // can); the language client's modules, which take a moment to load, load meanwhile.
+    const options = this.serverOptions();
     const languageClient = import('vscode-languageclient/node');
+    let serverOptions: ServerOptions;
     try {
-      server = await serverPython(this.context, await found, this.output);
+      serverOptions = await options;
     } catch (error) {
       const message = error instanceof PythonNotFound ? error.message : `Doublet could not start: ${(error as Error).message}`;
       this.onStatus({ state: 'error', documents: 0, lastError: message });
@@ -49,11 +53,6 @@ export class ServerManager implements vscode.Disposable {
       });
       return;
     }
-    const serverOptions: ServerOptions = {
-      command: server.python,
-      args: serverArgs(server.pythonPath),
-      options: { env: serverEnvironment(process.env, server.pythonPath, path.delimiter) },
-    };
     const settings = vscode.workspace.getConfiguration('doublet');
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }],
@@ -74,6 +73,77 @@ export class ServerManager implements vscode.Disposable {
     this.registered.add(this.client.onNotification('doublet/status', (status: ServerStatus) => this.onStatus(status)));
   }
 
+  /**
+   * How to run the server. With "doublet.python.path" set, that Python: as it is when
+   * it has this version of Doublet (a developer's environment), else with the bundled
+   * libraries, else from a private environment made with pip. Without it, the bundled
+   * libraries with the first Python found, started at once (launch.py checks that they
+   * fit while it starts); a Python with Doublet installed or the private environment
+   * only when they do not fit.
+   */
+  private async serverOptions(): Promise<ServerOptions> {
+    const version: string = this.context.extension.packageJSON.version;
+    const setting = vscode.workspace.getConfiguration('doublet').get<string>('python.path')?.trim();
+    const plain = (python: string): ServerOptions => ({
+      command: python,
+      args: ['-m', 'doublet', 'serve'],
+      options: { env: serverEnvironment(process.env) },
+    });
+    let found: FoundPython | undefined;
+    // Without the Python extension, nothing is awaited before Python is started.
+    const interpreter = vscode.extensions.getExtension('ms-python.python') ? await pythonExtensionInterpreter() : undefined;
+    let commands = candidates(undefined, interpreter, process.platform === 'win32');
+    if (setting) {
+      found = await findPython(this.output);
+      if (found.info.doublet === version) {
+        this.output.appendLine(`Server: Doublet ${version} installed for ${found.command}`);
+        return plain(found.command);
+      }
+      commands = [found.command];
+    }
+    let reason = 'no Python could run the bundled server libraries';
+    for (const command of commands) {
+      const launch = await launchBundled(this.context.extensionPath, command, this.output);
+      if (launch.kind === 'started') {
+        return this.bundledServer(command, launch.process, launch.report);
+      }
+      reason = launch.reason;
+      if (launch.kind === 'does-not-fit') {
+        break;
+      }
+    }
+    found ??= await findPython(this.output);
+    if (found.info.doublet === version) {
+      this.output.appendLine(`Server: Doublet ${version} installed for ${found.command}`);
+      return plain(found.command);
+    }
+    return plain(await privateEnvironment(this.context, found, reason, this.output));
+  }
+
+  /** The server launch.py started; the language client talks to it over its stdio. */
+  private bundledServer(command: string, first: ChildProcess, report: LaunchReport & { ok: true }): ServerOptions {
+    const version: string = this.context.extension.packageJSON.version;
+    this.output.appendLine(`Python: ${command} (${report.python})`);
+    this.output.appendLine(
+      `Server: Doublet ${version} run by ${report.executable} with the libraries bundled in the extension (${report.folders.join(path.delimiter)})`,
+    );
+    let next: ChildProcess | undefined = first;
+    return async () => {
+      // A restart after a crash starts it again (the language client asks for it).
+      let child = next;
+      next = undefined;
+      if (!child) {
+        const launch = await launchBundled(this.context.extensionPath, command, this.output);
+        if (launch.kind !== 'started') {
+          throw new Error(launch.reason);
+        }
+        child = launch.process;
+      }
+      this.serverProcess = child;
+      return { reader: child.stdout!, writer: child.stdin! };
+    };
+  }
+
   async stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
@@ -82,6 +152,13 @@ export class ServerManager implements vscode.Disposable {
         await client.stop();
       }
     } finally {
+      // Given as streams, the bundled server is not the client's to end: after the
+      // shutdown and exit it was sent, it is ended here if it is still running.
+      const server = this.serverProcess;
+      this.serverProcess = undefined;
+      if (server && server.exitCode === null && server.signalCode === null) {
+        server.kill();
+      }
       this.registered.disposeAll(); // after the stop, so that its state change still shows
     }
   }

@@ -1,50 +1,17 @@
 import * as assert from 'assert';
 import { spawnSync } from 'child_process';
-import {
-  Interpreter,
-  Manifest,
-  PROBE,
-  chooseBundle,
-  compareVersions,
-  folderFor,
-  parseManifest,
-  parseProbe,
-  serverArgs,
-  serverEnvironment,
-} from '../src/logic/bundle';
-
-const LINUX_X64: Manifest = {
-  platform: 'linux-x64',
-  sys_platform: 'linux',
-  machines: ['x86_64'],
-  glibc: '2.28',
-  pythons: ['3.10', '3.11', '3.12', '3.13', '3.14'],
-  common: 'common',
-  doublet: '0.1.0',
-};
-
-const WIN32_X64: Manifest = { ...LINUX_X64, platform: 'win32-x64', sys_platform: 'win32', machines: ['AMD64', 'x86_64'], glibc: undefined };
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { DOES_NOT_FIT, Interpreter, PROBE, parseLaunchReport, parseProbe, serverEnvironment } from '../src/logic/bundle';
 
 function cpython(minor: number, more: Partial<Interpreter> = {}): Interpreter {
-  return {
-    implementation: 'cpython',
-    version: [3, minor],
-    freeThreaded: false,
-    platform: 'linux',
-    machine: 'x86_64',
-    bits: 64,
-    libc: ['glibc', '2.36'],
-    doublet: null,
-    executable: `/usr/bin/python3.${minor}`,
-    ...more,
-  };
+  return { implementation: 'cpython', version: [3, minor], doublet: null, executable: `/usr/bin/python3.${minor}`, ...more };
 }
 
 describe('the bundled server libraries', () => {
   it('read what the probe prints', () => {
-    const info = parseProbe(
-      '{"implementation": "cpython", "version": [3, 12], "freeThreaded": false, "platform": "linux", "machine": "x86_64", "bits": 64, "libc": ["glibc", "2.36"], "doublet": "0.1.0", "executable": "/usr/bin/python3.12"}\n',
-    );
+    const info = parseProbe('{"implementation": "cpython", "version": [3, 12], "doublet": "0.1.0", "executable": "/usr/bin/python3.12"}\n');
     assert.deepStrictEqual(info, cpython(12, { doublet: '0.1.0' }));
     assert.strictEqual(parseProbe('{"implementation": "cpython", "version": [3, 12]}')?.executable, '', 'an older probe');
     assert.strictEqual(parseProbe('Traceback (most recent call last):\n  ...'), undefined);
@@ -60,73 +27,109 @@ describe('the bundled server libraries', () => {
     const info = parseProbe(r.stdout);
     assert.ok(info, `probe output: ${r.stdout} ${r.stderr}`);
     assert.strictEqual(info.version[0], 3);
-    assert.strictEqual(info.bits === 32 || info.bits === 64, true);
     assert.ok(info.executable, 'sys.executable');
     assert.doesNotMatch(PROBE, /f"|f'|:=/, 'no syntax newer than Python 2.7');
   });
 
-  it('read the manifest the build writes, and refuse a broken one', () => {
-    assert.deepStrictEqual(parseManifest(JSON.stringify({ ...LINUX_X64, lock: 'abc', script: 'def' })), LINUX_X64);
-    assert.strictEqual(parseManifest('{"platform": "linux-x64"}'), undefined);
-    assert.strictEqual(parseManifest('not json'), undefined);
+  it('read what launch.py says before it starts the server', () => {
+    const ok = parseLaunchReport(
+      'doublet-launch: {"ok": true, "folders": ["/ext/bundled/libs/cp312", "/ext/bundled/libs/common"], "python": "3.12", "executable": "/usr/bin/python3.12"}',
+    );
+    assert.deepStrictEqual(ok, { ok: true, python: '3.12', executable: '/usr/bin/python3.12', folders: ['/ext/bundled/libs/cp312', '/ext/bundled/libs/common'] });
+    const no = parseLaunchReport('doublet-launch: {"ok": false, "reason": "\\"python3\\" is CPython 3.9", "python": "3.9", "executable": "/usr/bin/python3.9"}');
+    assert.deepStrictEqual(no, { ok: false, python: '3.9', executable: '/usr/bin/python3.9', reason: '"python3" is CPython 3.9' });
+    assert.strictEqual(parseLaunchReport('  File "launch.py", line 1'), undefined, 'not the launcher speaking');
+    assert.strictEqual(parseLaunchReport('doublet-launch: {"ok": true}'), undefined, 'no folders');
+    assert.strictEqual(parseLaunchReport('doublet-launch: not json'), undefined);
   });
 
-  it('put the version\'s own folder first, then the common one', () => {
-    assert.strictEqual(folderFor([3, 10]), 'cp310');
-    for (const minor of [10, 11, 12, 13, 14]) {
-      assert.deepStrictEqual(chooseBundle(LINUX_X64, cpython(minor), 'python3'), { folders: [`cp3${minor}`, 'common'] });
-    }
-    assert.deepStrictEqual(chooseBundle(WIN32_X64, cpython(12, { platform: 'win32', machine: 'AMD64', libc: ['', ''] }), 'py'), {
-      folders: ['cp312', 'common'],
-    });
-  });
-
-  it('say why no folder fits', () => {
-    const reason = (manifest: Manifest | undefined, info: Interpreter) => {
-      const choice = chooseBundle(manifest, info, 'python3');
-      assert.ok('reason' in choice, JSON.stringify(choice));
-      return choice.reason;
+  describe('launch.py, run by python3 in an extension laid out as the .vsix is', () => {
+    let extension: string;
+    let python: string | undefined;
+    const launch = (manifest: object | undefined) => {
+      const libs = path.join(extension, 'bundled', 'libs');
+      fs.rmSync(path.join(libs, 'manifest.json'), { force: true });
+      if (manifest) {
+        fs.writeFileSync(path.join(libs, 'manifest.json'), JSON.stringify(manifest));
+      }
+      const env = { ...serverEnvironment(process.env), PYTHONPATH: '/mine' };
+      const r = spawnSync('python3', ['-S', path.join(extension, 'python', 'launch.py'), 'python3'], { encoding: 'utf8', env });
+      const [first, ...rest] = r.stderr.split('\n');
+      return { status: r.status, report: parseLaunchReport(first), stderr: rest.join('\n'), stdout: r.stdout };
     };
-    assert.match(reason(undefined, cpython(12)), /no bundled server libraries/);
-    const newer = reason(LINUX_X64, cpython(15));
-    assert.match(newer, /"python3" is CPython 3\.15/);
-    assert.match(newer, /CPython 3\.10 to 3\.14 on linux-x64/);
-    assert.match(reason(LINUX_X64, cpython(11, { implementation: 'pypy' })), /is pypy 3\.11/);
-    assert.match(reason(LINUX_X64, cpython(14, { freeThreaded: true })), /free-threaded/);
-    assert.match(reason(LINUX_X64, cpython(12, { machine: 'aarch64' })), /runs on linux aarch64/);
-    assert.match(reason(LINUX_X64, cpython(12, { bits: 32 })), /32-bit/);
-    assert.match(reason(LINUX_X64, cpython(12, { platform: 'darwin', machine: 'x86_64' })), /runs on darwin/);
-    assert.match(reason(LINUX_X64, cpython(12, { libc: ['', ''] })), /other than glibc/);
-    assert.match(reason(LINUX_X64, cpython(12, { libc: ['glibc', '2.17'] })), /glibc 2\.17.*2\.28 or newer/);
-    assert.match(reason({ ...LINUX_X64, pythons: ['3.12', '3.13'] }, cpython(11)), /CPython 3\.12 and 3\.13/);
-  });
 
-  it('compare dotted versions as numbers', () => {
-    assert.strictEqual(compareVersions('2.28', '2.28'), 0);
-    assert.strictEqual(compareVersions('2.9', '2.28'), -1);
-    assert.strictEqual(compareVersions('2.36', '2.28'), 1);
-    assert.strictEqual(compareVersions('3', '2.99'), 1);
-    assert.strictEqual(compareVersions('', '2.28'), -1);
-  });
-
-  it('start the server without site-packages when it runs from the bundle', () => {
-    assert.deepStrictEqual(serverArgs(['/ext/bundled/libs/cp312', '/ext/bundled/libs/common']), ['-S', '-m', 'doublet', 'serve']);
-    assert.deepStrictEqual(serverArgs(undefined), ['-m', 'doublet', 'serve'], 'an installed Doublet needs its site-packages');
-  });
-
-  it('start the server with the folders first on PYTHONPATH, keeping the rest of the environment', () => {
-    const base = { PATH: '/usr/bin', PYTHONPATH: '/mine', UNSET: undefined };
-    const env = serverEnvironment(base, ['/ext/bundled/libs/cp312', '/ext/bundled/libs/common'], ':');
-    assert.deepStrictEqual(env, {
-      PATH: '/usr/bin',
-      PYTHONPATH: '/ext/bundled/libs/cp312:/ext/bundled/libs/common:/mine',
-      PYTHONUNBUFFERED: '1',
+    before(function () {
+      const probe = spawnSync('python3', ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { encoding: 'utf8' });
+      if (probe.error || probe.status !== 0) {
+        this.skip();
+      }
+      python = probe.stdout.trim();
+      extension = fs.mkdtempSync(path.join(os.tmpdir(), 'doublet-ext-'));
+      fs.mkdirSync(path.join(extension, 'python'));
+      for (const script of ['launch.py', 'attrs_methods.py']) {
+        fs.copyFileSync(path.join(__dirname, '..', '..', 'python', script), path.join(extension, 'python', script));
+      }
+      // A stand-in for the server: says where it was imported from and with what.
+      const server = path.join(extension, 'bundled', 'libs', 'common', 'doublet');
+      fs.mkdirSync(server, { recursive: true });
+      fs.mkdirSync(path.join(extension, 'bundled', 'libs', `cp${python.replace('.', '')}`));
+      fs.writeFileSync(path.join(server, '__init__.py'), '');
+      fs.writeFileSync(
+        path.join(server, '__main__.py'),
+        'import json, os, sys\nprint(json.dumps({"file": __file__, "argv": sys.argv[1:], "path": sys.path[:2], "PYTHONPATH": os.environ["PYTHONPATH"], "site": "site" in sys.modules}))\n',
+      );
     });
-    assert.deepStrictEqual(serverEnvironment({ PATH: '/usr/bin' }, undefined, ':'), { PATH: '/usr/bin', PYTHONUNBUFFERED: '1' });
-    // Windows spells it as it likes, and uses ';'
-    const win = serverEnvironment({ Path: 'C:\\Windows', PythonPath: 'D:\\lib' }, ['C:\\ext\\cp312', 'C:\\ext\\common'], ';');
-    assert.strictEqual(win.PYTHONPATH, 'C:\\ext\\cp312;C:\\ext\\common;D:\\lib');
-    assert.ok(!('PythonPath' in win));
+
+    after(() => {
+      if (extension) {
+        fs.rmSync(extension, { recursive: true, force: true });
+      }
+    });
+
+    const here = () => ({
+      platform: 'linux-x64',
+      sys_platform: process.platform === 'win32' ? 'win32' : process.platform,
+      machines: [process.arch === 'x64' ? 'x86_64' : process.arch === 'arm64' ? 'aarch64' : process.arch, 'AMD64', 'arm64'],
+      pythons: [python],
+      common: 'common',
+    });
+
+    it('starts the server from the bundled folders when they fit', () => {
+      const r = launch(here());
+      assert.strictEqual(r.status, 0, r.stderr);
+      assert.ok(r.report?.ok, JSON.stringify(r.report));
+      const libs = path.join(extension, 'bundled', 'libs');
+      const folders = [path.join(libs, `cp${python!.replace('.', '')}`), path.join(libs, 'common')];
+      assert.deepStrictEqual(r.report.folders, folders);
+      const ran = JSON.parse(r.stdout);
+      assert.strictEqual(ran.file, path.join(libs, 'common', 'doublet', '__main__.py'));
+      assert.deepStrictEqual(ran.argv, ['serve']);
+      assert.deepStrictEqual(ran.path, folders, 'the bundled folders come first, in place of the launcher\'s own');
+      assert.strictEqual(ran.PYTHONPATH, [...folders, '/mine'].join(path.delimiter), 'and first for the processes it starts');
+      assert.strictEqual(ran.site, false, 'without site-packages');
+    });
+
+    it('says why they do not fit, and exits with status 3', () => {
+      const reason = (manifest: object | undefined) => {
+        const r = launch(manifest);
+        assert.strictEqual(r.status, DOES_NOT_FIT, r.stderr);
+        assert.ok(r.report && !r.report.ok, JSON.stringify(r.report));
+        assert.strictEqual(r.stdout, '', 'the server did not start');
+        return r.report.reason;
+      };
+      assert.match(reason(undefined), /no bundled server libraries/);
+      assert.match(reason({ ...here(), pythons: ['3.98', '3.99'] }), new RegExp(`"python3" is CPython ${python!.replace('.', '\\.')}, and .* CPython 3\\.98 and 3\\.99 on linux-x64`));
+      assert.match(reason({ ...here(), machines: ['s390x'] }), /"python3" runs on \w+ \w+ \(64-bit\)/);
+      assert.match(reason({ ...here(), sys_platform: 'plan9' }), /runs on/);
+      if (process.platform === 'linux') {
+        assert.match(reason({ ...here(), glibc: '99.1' }), /uses glibc [\d.]+, and the bundled libraries need glibc 99\.1 or newer/);
+      }
+    });
+  });
+
+  it('start the server unbuffered, keeping the rest of the environment', () => {
+    const base = { PATH: '/usr/bin', PYTHONPATH: '/mine', UNSET: undefined };
+    assert.deepStrictEqual(serverEnvironment(base), { PATH: '/usr/bin', PYTHONPATH: '/mine', PYTHONUNBUFFERED: '1' });
     assert.strictEqual(base.PYTHONPATH, '/mine', 'the extension host\'s environment is not changed');
   });
 });

@@ -274,3 +274,39 @@ def test_every_code_extension_has_a_lexer() -> None:
         except UnknownLanguage:
             missing.append(extension)
     assert missing == []
+
+
+def test_each_code_extension_names_a_lexer_that_claims_it() -> None:
+    """The table agrees with Pygments: each lexer it names lists the extension among its files."""
+    from fnmatch import fnmatch
+
+    from doublet.engine.code import LEXER_BY_EXTENSION
+
+    unclaimed = {
+        extension: lexer_for(f"file{extension}").name
+        for extension in LEXER_BY_EXTENSION
+        if not any(
+            fnmatch(f"file{extension}", p.lower()) for p in lexer_for(f"file{extension}").filenames
+        )
+    }
+    assert unclaimed == {}
+
+
+@pytest.mark.parametrize(
+    ("filename", "language"),
+    [
+        ("a.pl", "Perl"),
+        ("lib/B.pm", "Perl"),
+        ("model.R", "S"),
+        ("q.sql", "SQL"),
+        ("A.JAVA", "Java"),
+    ],
+)
+def test_an_extension_several_languages_claim_gets_the_common_one(
+    filename: str, language: str
+) -> None:
+    assert lexer_for(filename).name == language
+
+
+def test_names_outside_the_table_still_find_their_lexer() -> None:
+    assert lexer_for("build/Makefile").name == "Makefile"

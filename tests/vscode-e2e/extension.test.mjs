@@ -124,7 +124,8 @@ async function openEssay(server, wb, { timeout = 60_000 } = {}) {
 function doubletServers(server) {
   return descendants(server.proc.pid).filter((pid) => {
     try {
-      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').includes('-m doublet serve');
+      // `-m doublet serve`, or python/launch.py (which becomes the server) for the bundled libraries
+      return /-m doublet serve|\/python\/launch\.py /.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' '));
     } catch {
       return false;
     }
@@ -472,6 +473,112 @@ test('6b. the quick fix "ignore this match" removes the warning and writes doubl
   });
 });
 
+/** What a diagnostic's severity in settings is called in the Problems panel. */
+const SHOWN_AS = { error: 'error', warning: 'warning', information: 'info', hint: 'hint' };
+/** A Problems row's kind of match, from its message: "… (N characters, KIND, …". */
+const kindOf = (row) => /\(\d+ characters, (verbatim|edited|paraphrased),/.exec(row.message)?.[1];
+
+test('7. checkFrequency "manual" with Check Document, severityByKind, and ignore marks typed in the essay', { timeout: 150_000 }, async (t) => {
+  const severityByKind = { verbatim: 'error', edited: 'information', paraphrased: 'hint' };
+  const settings = { 'doublet.python.path': VENV_PYTHON, 'doublet.checkFrequency': 'manual', 'doublet.severityByKind': severityByKind };
+  await session('conventions', { settings }, async ({ server, wb, shot, step }) => {
+    const essayRows = (ps) => ps.filter((r) => isEssay(r.file) && r.source === 'doublet');
+
+    await step(t, 'manual: opening the essay checks nothing', async () => {
+      await wb.openFile(ESSAY);
+      await server.waitForActivation(EXT_ID);
+      await waitFor(async () => {
+        const s = await doubletStatus(wb);
+        return s && /Doublet: \d+ documents/.test(s.text) ? s : null;
+      }, { what: 'the index to be built' });
+      await wb.page.waitForTimeout(2000); // what an edit-frequency check would have shown by now
+      assert.deepEqual(essayRows(await wb.problems()), [], 'no diagnostics before Check Document');
+    });
+
+    await step(t, 'Doublet: Check Document shows the matches, each with the severity of its kind', async () => {
+      await wb.runCommand('Doublet: Check Document');
+      const rows = essayRows(await wb.waitForProblems((ps) => plantedRow(ps) && essayRows(ps).length >= 2, { timeout: 20_000 }));
+      for (const row of rows) {
+        const kind = kindOf(row);
+        assert.ok(kind, `a kind in "${row.message}"`);
+        assert.equal(row.severity, SHOWN_AS[severityByKind[kind]], `${kind} shown as ${severityByKind[kind]}: ${row.message}`);
+      }
+      assert.ok(rows.some((r) => r.severity !== 'warning'), 'severityByKind changed how they are shown');
+      await shot('checked');
+    });
+
+    await step(t, 'ignore marks around the copied paragraph, then Check Document: its match is gone', async () => {
+      // The blank lines around it (12 and 23) become the marks: no line moves.
+      await wb.goTo(ESSAY_LINES[1] + 1, 1);
+      await wb.type('doublet: ignore-end');
+      await wb.goTo(ESSAY_LINES[0] - 1, 1);
+      await wb.type('doublet: ignore-start');
+      await wb.save();
+      await wb.page.waitForTimeout(1500);
+      assert.ok(plantedRow(await wb.problems()), 'manual: saving did not check it again');
+      await wb.runCommand('Doublet: Check Document');
+      const rows = essayRows(await wb.waitForProblems((ps) => !plantedRow(ps) && essayRows(ps).length > 0, { timeout: 20_000 }));
+      assert.deepEqual(rows.map((r) => r.line), [24], 'only the match with Chloe\'s essay, after the marks, is left');
+      await shot('ignore-marks');
+    });
+  });
+});
+
+test('8. a multi-root workspace: an index per folder, and nothing matched across folders', { timeout: 150_000 }, async (t) => {
+  // Two folders: the examples, and notes/ with a copy of the essay and of its source.
+  const examples = await copyExamples('multi-root');
+  const notes = path.join(path.dirname(examples), 'notes');
+  await fsp.mkdir(notes);
+  await fsp.copyFile(path.join(EXAMPLES, SOURCE), path.join(notes, 'one.md'));
+  await fsp.copyFile(path.join(EXAMPLES, ESSAY), path.join(notes, 'two.txt'));
+  const workspace = path.join(path.dirname(examples), 'both.code-workspace');
+  await fsp.writeFile(workspace, JSON.stringify({ folders: [{ path: 'examples' }, { path: 'notes' }] }));
+  const options = { name: 'ext-multi-root', folder: workspace, vsix: [VSIX], settings: { 'doublet.python.path': VENV_PYTHON }, openFile: path.join(examples, ESSAY) };
+  await withVSCode(options, async ({ server, wb }) => {
+    const shot = (label) => wb.screenshot(`ext-multi-root-${label}`);
+    const inNotes = (file) => !!file && file.startsWith(notes + path.sep);
+
+    await step(t, wb, 'the essay in the examples matches the examples\' source, not its copy in notes/', async () => {
+      await server.waitForActivation(EXT_ID);
+      const rows = await wb.waitForProblems((ps) => plantedRow(ps), { timeout: 60_000 });
+      const essay = rows.filter((r) => isEssay(r.file) && r.source === 'doublet');
+      assert.ok(plantedRow(rows).message.startsWith(MESSAGE_START), plantedRow(rows).message);
+      // (the Problems panel names a related location by its path in its own folder)
+      assert.ok(!essay.some((r) => /one\.md|two\.txt/.test(r.message) || r.related.some((x) => /one\.md|two\.txt/.test(x.file))), JSON.stringify(essay));
+    });
+
+    await step(t, wb, 'the copy in notes/ matches notes/one.md, with its own folder\'s names', async () => {
+      await wb.openFile('two.txt');
+      const rows = await wb.waitForProblems((ps) => ps.some((r) => inNotes(r.file) && r.source === 'doublet'), { timeout: 30_000 });
+      const copy = rows.filter((r) => inNotes(r.file) && r.source === 'doublet');
+      assert.ok(copy.some((r) => r.message.startsWith(`Matches one.md lines ${SOURCE_LINES[0]}–${SOURCE_LINES[1]} (`)), JSON.stringify(copy));
+      const related = copy.flatMap((r) => r.related.map((x) => x.file));
+      assert.ok(related.length && related.every((f) => f === 'one.md' || inNotes(f)), `related information in notes/ only: ${JSON.stringify(copy)}`);
+      await shot('notes');
+    });
+
+    await step(t, wb, 'the status bar counts the documents of both folders', async () => {
+      const status = await waitFor(async () => {
+        const s = await doubletStatus(wb);
+        return s && /Doublet: \d+ documents/.test(s.text) ? s : null;
+      }, { what: 'the Doublet status bar item' });
+      assert.equal(status.text, `Doublet: ${documentCount + 2} documents`);
+    });
+  });
+});
+
+/** A subtest that saves a screenshot when it fails (session()'s step, for withVSCode used directly). */
+function step(t, wb, title, body) {
+  return t.test(title, async () => {
+    try {
+      await body();
+    } catch (e) {
+      await wb.screenshot(`ext-${title.replace(/\W+/g, '-').slice(0, 40)}-FAILED`).catch(() => {});
+      throw e;
+    }
+  });
+}
+
 // ---------------------------------------------------------------------------------------
 // First start: a Python without Doublet, and no package index.
 
@@ -580,9 +687,12 @@ async function firstStart(name, { binDir } = {}) {
     assert.ok(!fs.existsSync(path.join(server.userDataDir, 'User', 'globalStorage', EXT_ID, `server-${VERSION}`)), 'no private environment');
     assert.ok(!(await wb.notifications()).some((n) => n.message.includes('installing')), 'no installation notification');
     const proc = serverProcess(server);
-    assert.deepEqual(proc.cmdline, [executable, '-S', '-m', 'doublet', 'serve'], 'the interpreter itself (not its pyenv shim), without site-packages');
+    // One Python start: python/launch.py checks that the bundled libraries fit and becomes the server.
+    // argv[0] is python3 as spawned, or the interpreter's path when a pyenv shim exec'd it
+    assert.ok(['python3', executable].includes(proc.cmdline[0]), proc.cmdline[0]);
+    assert.deepEqual(proc.cmdline.slice(1), ['-S', path.join(dir, 'python', 'launch.py'), 'python3'], 'python3 run once, without site-packages');
     assert.equal(fs.realpathSync(proc.exe), fs.realpathSync(executable));
-    assert.ok(proc.env.PYTHONPATH.startsWith(folders), `PYTHONPATH: ${proc.env.PYTHONPATH}`);
+    assert.ok(!channel.includes('doublet-launch:'), 'the launcher\'s report is read by the extension, not shown');
     assert.ok(proc.maps.includes(`${folders.split(':')[0]}/numpy/`), 'numpy\'s compiled modules are loaded from the bundle');
     const status = await waitFor(async () => {
       const s = await doubletStatus(wb);

@@ -344,7 +344,8 @@ export class CodeServer {
   /** The workbench's address; openFile (an absolute path) is opened in an editor as the workbench starts. */
   workbenchUrl(folder = this.folder, { openFile } = {}) {
     const query = [];
-    if (folder) query.push(`folder=${encodeURIComponent(path.resolve(folder))}`);
+    // A .code-workspace file opens a multi-root workspace; anything else is a folder.
+    if (folder) query.push(`${folder.endsWith('.code-workspace') ? 'workspace' : 'folder'}=${encodeURIComponent(path.resolve(folder))}`);
     if (openFile) {
       const uri = `vscode-remote://${new URL(this.url).host}${path.resolve(openFile)}`;
       query.push(`payload=${encodeURIComponent(JSON.stringify([['openFile', uri]]))}`);
@@ -498,7 +499,8 @@ export class CodeServer {
 
 /**
  * Starts code-server with a fresh user-data-dir and extensions-dir (in a new temp run folder).
- *   folder:   the workspace folder opened by default (workbenchUrl())
+ *   folder:   the workspace folder opened by default (workbenchUrl()); a .code-workspace
+ *             file opens that multi-root workspace instead
  *   vsix:     .vsix files (or extension ids, which need a marketplace: none reachable here) installed first
  *   settings: user settings on top of DEFAULT_SETTINGS
  *   env:      extra environment for code-server and so for the extension host and its children
