@@ -70,3 +70,31 @@ def test_every_editor_setting_of_the_workspace_lies_over_its_key() -> None:
         assert problems == []
         assert parsed.overrides == _nested(s.key, s.default)
         assert BY_KEY[s.key] is s
+
+
+@pytest.mark.parametrize(
+    "s", [s for s in SETTINGS if s.where == settings_table.SERVER], ids=lambda s: s.client
+)
+def test_every_server_setting_is_checked_by_what_its_row_says_it_takes(
+    s: settings_table.Setting,
+) -> None:
+    """debounce and checkFrequency are in no doublet.toml: the server checks them
+    against their rows all the same (debounce's maximum was once only package.json's)."""
+
+    def problems_of(value) -> list[str]:
+        problems: list[str] = []
+        Settings.parse({s.client: value}, problems.append)
+        return problems
+
+    assert problems_of(s.default) == []
+    assert problems_of(None) == []  # unset
+    schema = s.schema
+    wrong = {"integer": "many", "string": 3}[schema["type"]]
+    assert [f"doublet.{s.client}:" in p for p in problems_of(wrong)] == [True]
+    if "maximum" in schema:
+        assert problems_of(schema["maximum"]) == []
+        for outside in (schema["minimum"] - 1, schema["maximum"] + 1):
+            (problem,) = problems_of(outside)
+            assert f"from {schema['minimum']} to {schema['maximum']:,}" in problem
+    for choice in schema.get("enum", []):
+        assert problems_of(choice) == []

@@ -30,11 +30,11 @@ from pathspec import GitIgnoreSpec
 from doublet import lms
 from doublet.engine.modes import MODE_NAMES, MODES, Mode, detect_mode_name
 from doublet.settings_table import (
-    BY_KEY,
     KINDS,
     SETTINGS,
     SEVERITIES,
     WORKSPACE,
+    Setting,
     default,
 )
 
@@ -512,9 +512,9 @@ def _severity_by_kind(value: Any, key: str, source: str) -> tuple[tuple[str, str
     return tuple(checked)
 
 
-def _by_schema(key: str) -> Callable[[Any, str, str], Any]:
+def _by_schema(row: Setting) -> Callable[[Any, str, str], Any]:
     """The check of a plain setting, from the values its row in settings_table takes."""
-    schema = BY_KEY[key].schema
+    schema = row.schema
     kind = schema["type"]
     if kind == "boolean":
         return _boolean
@@ -526,7 +526,13 @@ def _by_schema(key: str) -> Callable[[Any, str, str], Any]:
     if kind == "string" and "enum" in schema:
         choices = tuple(schema["enum"])
         return lambda v, k, s: _choice(v, k, s, choices)
-    raise TypeError(f"settings_table: no check for {key} ({schema})")
+    raise TypeError(f"settings_table: no check for {row.name} ({schema})")
+
+
+def check_editor_setting(row: Setting, value: Any, source: str) -> Any:
+    """The value of a setting only the language server reads (``where == SERVER``: it is
+    not in doublet.toml), checked against its row as doublet.toml's keys are."""
+    return _by_schema(row)(value, f"doublet.{row.client}", source)
 
 
 #: Settings whose values need more than their schema says.
@@ -544,7 +550,7 @@ _SPECIAL_CHECKS: dict[str, Callable[[Any, str, str], Any]] = {
 
 #: The check of every doublet.toml key, and of the keys of the modes' tables (dotted).
 _ALL_CHECKS: dict[str, Callable[[Any, str, str], Any]] = {
-    s.key: _SPECIAL_CHECKS.get(s.key) or _by_schema(s.key)
+    s.key: _SPECIAL_CHECKS.get(s.key) or _by_schema(s)
     for s in SETTINGS
     if s.key and s.where == WORKSPACE
 }

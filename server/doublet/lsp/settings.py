@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from doublet.config import Config, ConfigError
-from doublet.settings_table import BY_CLIENT, CHECK_FREQUENCIES, CLIENT, SETTINGS, WORKSPACE
+from doublet.config import Config, ConfigError, check_editor_setting
+from doublet.settings_table import BY_CLIENT, CLIENT, SERVER, SETTINGS, WORKSPACE
 
 SOURCE = "editor settings"
 DEFAULT_DEBOUNCE = BY_CLIENT["debounce"].default / 1000  # seconds
@@ -25,6 +25,9 @@ KEYS: dict[str, tuple[str, ...]] = {
     for s in SETTINGS
     if s.client and s.where == WORKSPACE and s.key
 }
+#: the settings only the server reads (not doublet.toml's): debounce, checkFrequency
+SERVER_ONLY = {s.client: s for s in SETTINGS if s.client and s.where == SERVER}
+assert set(SERVER_ONLY) == {"debounce", "checkFrequency"}, "Settings has a field for each"
 #: the extension's own settings, and the top of their dotted names (``python.path``)
 CLIENT_ONLY = {s.client.split(".")[0] for s in SETTINGS if s.client and s.where == CLIENT}
 
@@ -60,21 +63,18 @@ class Settings:
         if not isinstance(values, Mapping):
             return settings
         for key, value in values.items():
-            if key == "debounce" and value is None:
-                continue
-            if key == "debounce":
-                if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
-                    settings.debounce = value / 1000
+            if key in SERVER_ONLY:
+                if value is None:
+                    continue
+                try:
+                    checked = check_editor_setting(SERVER_ONLY[key], value, SOURCE)
+                except ConfigError as exc:
+                    report(str(exc))
+                    continue
+                if key == "debounce":
+                    settings.debounce = checked / 1000
                 else:
-                    report(f"{SOURCE}: doublet.debounce: expected milliseconds >= 0, got {value!r}")
-                continue
-            if key == "checkFrequency":
-                if value in CHECK_FREQUENCIES:
-                    settings.check_frequency = value
-                elif value is not None:
-                    choices = ", ".join(map(repr, CHECK_FREQUENCIES))
-                    problem = f"expected one of {choices}, got {value!r}"
-                    report(f"{SOURCE}: doublet.checkFrequency: {problem}")
+                    settings.check_frequency = checked
                 continue
             if key in CLIENT_ONLY:
                 continue
@@ -82,7 +82,7 @@ class Settings:
             if path is None and value is None:
                 continue
             if path is None:
-                known = ", ".join([*KEYS, "debounce", "checkFrequency"])
+                known = ", ".join([*KEYS, *SERVER_ONLY])
                 report(f"{SOURCE}: doublet.{key}: unknown setting (known: {known})")
                 continue
             target = settings.overrides
