@@ -103,6 +103,7 @@ class Config:
     paraphrase: bool = default("paraphrase")  # the paraphrase stage (engine/paraphrase)
     boilerplate: int | float = default("boilerplate")
     max_file_size: int = default("max_file_size")
+    index_shards: int = default("index_shards")  # files of the saved index (index_store)
     include: tuple[str, ...] = default("include")
     exclude: tuple[str, ...] = default("exclude")
     templates: tuple[str, ...] = default("templates")

@@ -7,15 +7,28 @@ one, so a crash leaves either the old index or the new one, never half of
 either. Anything wrong with a file on loading — missing, truncated, corrupt,
 another version — raises :class:`IndexFileError` with the reason; the caller
 logs it and rebuilds, so a bad file never serves an answer.
+
+An index can also be saved in shards (``index_shards`` in doublet.toml): the
+postings of each kind are cut by key into consecutive hash ranges that hold about
+as many postings each (shard_bounds), one file per range
+(``index.<save>.<i>-of-<n>.msgpack``), and ``index.msgpack`` keeps the documents
+and each shard's range and checksum. Several machines can so write the ranges
+they own, and one machine loads them all: the ranges are in key order, so the
+shards' postings, put end to end, are the whole sorted table. The shards are
+written first, under a name new to this save, and the head last, by the same
+rename; a crash leaves the old head with its old shards, whole.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import secrets
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import msgpack
@@ -29,9 +42,11 @@ FOLDER = ".doublet"
 FILE = "index.msgpack"
 #: 2: file names stored as bytes; 3: code units with mirrored comparisons; 4: sentence keys
 #: beside fingerprints, and each document's mode; 5: lexicon keys of programs; 6: keys
-#: without the text ignore marks leave out (engine/ignore_marks)
-VERSION = 6
+#: without the text ignore marks leave out (engine/ignore_marks); 7: may be in shards
+VERSION = 7
 MAGIC = b"DOUBLET-INDEX\n"
+#: Keys are 32-bit hashes: the shards' ranges cut this space.
+KEY_SPACE = 1 << 32
 _DIGEST = 32
 
 
@@ -87,18 +102,19 @@ def _write_payload(out: _HashingWriter, data: dict) -> None:
             out.write(memoryview(raw).cast("B"))
 
 
-def save(index: Index, root: Path) -> Path:
-    """Write the index atomically to ``root/.doublet/index.msgpack``; IndexFileError
-    saying why it cannot be written (``.doublet`` a file, the index a folder, no room)."""
+def save(index: Index, root: Path, shards: int = 1) -> Path:
+    """Write the index atomically to ``root/.doublet/index.msgpack`` (its postings in
+    ``shards`` files beside it when more than one); IndexFileError saying why it cannot
+    be written (``.doublet`` a file, the index a folder, no room)."""
     try:
-        return _save(index, root)
+        return _save(index, root, shards)
     except OSError as exc:
         raise IndexFileError(
             index_path(root), f"cannot be written ({exc.strerror or exc})"
         ) from None
 
 
-def _save(index: Index, root: Path) -> Path:
+def _save(index: Index, root: Path, shards: int) -> Path:
     folder = root / FOLDER
     if folder.is_symlink():  # the index is written inside the workspace, nowhere else
         raise OSError(0, f"{folder} is a symbolic link")
@@ -111,17 +127,85 @@ def _save(index: Index, root: Path) -> Path:
     data = index.export()
     for row in data["entries"]:  # names as bytes: file names need not be valid UTF-8
         row[0] = row[0].encode("utf-8", "surrogateescape")
-    start = MAGIC + VERSION.to_bytes(4, "little")
-    target = folder / FILE
     _remove_stale(folder)
-    handle, temporary = tempfile.mkstemp(prefix=FILE + ".", suffix=".tmp", dir=folder)
+    if shards > 1:
+        save_id = secrets.token_hex(4)
+        tables = {kind: data.pop(kind) for kind in KINDS}
+        pieces = [
+            (folder / _shard_name(save_id, number, shards), low, high, piece)
+            for number, (low, high, piece) in enumerate(shard_tables(tables, shards))
+        ]
+        with ThreadPoolExecutor(min(shards, os.cpu_count() or 1)) as pool:
+            digests = list(
+                pool.map(
+                    lambda p: _write_file(p[0], {"low": p[1], "high": p[2], **p[3]}),
+                    pieces,
+                )
+            )
+        data["shards"] = [
+            {"file": path.name, "low": low, "high": high, "digest": digest}
+            for (path, low, high, _), digest in zip(pieces, digests, strict=True)
+        ]
+    _write_file(folder / FILE, data)
+    _remove_other_shards(folder, {shard["file"] for shard in data.get("shards", [])})
+    return folder / FILE
+
+
+def shard_tables(tables: dict, shards: int) -> list[tuple[int, int, dict]]:
+    """Each kind's sorted postings cut into ``shards`` consecutive ranges of keys that
+    hold about as many postings each: (low, high, {kind: {keys, positions}}) for
+    low <= key < high, in key order."""
+    bounds = shard_bounds([table["keys"] for table in tables.values()], shards)
+    cuts = {kind: np.searchsorted(table["keys"], bounds) for kind, table in tables.items()}
+    return [
+        (
+            bounds[number],
+            bounds[number + 1],
+            {
+                kind: {
+                    part: array[cuts[kind][number] : cuts[kind][number + 1]]
+                    for part, array in table.items()
+                }
+                for kind, table in tables.items()
+            },
+        )
+        for number in range(shards)
+    ]
+
+
+def shard_bounds(sorted_keys: list[np.ndarray], shards: int) -> list[int]:
+    """Where the ranges of ``shards`` shards start, and the last one ends (2**32).
+
+    Keys are hashes, yet not spread evenly: winnowing keeps the least hash of each
+    window, so fingerprint keys crowd the low end, and equal ranges would leave most
+    shards empty. The bounds are the quantiles of the keys instead (of a sample of
+    them), so that each shard holds about as many postings.
+    """
+    step = max(1, sum(len(keys) for keys in sorted_keys) // (shards * 1024))
+    sample = np.sort(np.concatenate([keys[::step] for keys in sorted_keys]).astype(np.int64))
+    inner = [
+        int(sample[(len(sample) * number) // shards]) if len(sample) else 0
+        for number in range(1, shards)
+    ]
+    return [0, *np.maximum.accumulate(np.array(inner, dtype=np.int64)).tolist(), KEY_SPACE]
+
+
+def _shard_name(save_id: str, number: int, shards: int) -> str:
+    return f"{FILE.removesuffix('.msgpack')}.{save_id}.{number + 1}-of-{shards}.msgpack"
+
+
+def _write_file(target: Path, data: dict) -> str:
+    """Write one file of the index atomically; the hex checksum of its payload."""
+    start = MAGIC + VERSION.to_bytes(4, "little")
+    handle, temporary = tempfile.mkstemp(prefix=FILE + ".", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(start + bytes(_DIGEST))  # the checksum, once the payload is written
             payload = _HashingWriter(out)
             _write_payload(payload, data)
+            digest = payload.digest.digest()
             out.seek(len(start))
-            out.write(payload.digest.digest())
+            out.write(digest)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, target)
@@ -129,12 +213,29 @@ def _save(index: Index, root: Path) -> Path:
         Path(temporary).unlink(missing_ok=True)
         raise
     if sys.platform != "win32":  # make the rename itself durable
-        directory = os.open(folder, os.O_RDONLY)
+        directory = os.open(target.parent, os.O_RDONLY)
         try:
             os.fsync(directory)
         finally:
             os.close(directory)
-    return target
+    return digest.hex()
+
+
+def saved_shards(root: Path) -> int:
+    """How many shards the saved index is in (1: one file), from the shards' names."""
+    counts = {
+        path.name.rsplit("-of-", 1)[1].removesuffix(".msgpack")
+        for path in (root / FOLDER).glob(FILE.removesuffix(".msgpack") + ".*-of-*.msgpack")
+    }
+    return int(counts.pop()) if len(counts) == 1 and next(iter(counts)).isdigit() else 1
+
+
+def _remove_other_shards(folder: Path, keep: set[str]) -> None:
+    """Shards of earlier saves: the head just written no longer names them."""
+    for shard in folder.glob(FILE.removesuffix(".msgpack") + ".*-of-*.msgpack"):
+        if shard.name not in keep:
+            with contextlib.suppress(OSError):
+                shard.unlink()
 
 
 #: The largest index read (a 100,000-document folder's is a few hundred MB).
@@ -159,6 +260,55 @@ def load(root: Path) -> Index:
     path = index_path(root)
     if not os.path.lexists(path):
         raise IndexFileError(path, "no saved index")
+    data = _read_file(path)
+    try:
+        for row in data["entries"]:
+            row[0] = row[0].decode("utf-8", "surrogateescape")
+        if "shards" in data:
+            _join_shards(root, data)
+        for kind in KINDS:
+            data[kind] = {
+                part: np.frombuffer(data[kind][part], dtype="<u4")
+                if isinstance(data[kind][part], bytes)
+                else data[kind][part]
+                for part in ("keys", "positions")
+            }
+        return Index.restore(data)
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise IndexFileError(path, f"corrupt ({exc})") from None
+
+
+def _join_shards(root: Path, data: dict) -> None:
+    """Put the postings of the head's shards, in key order, into ``data``."""
+    parts: dict[str, dict[str, list[np.ndarray]]] = {
+        kind: {"keys": [], "positions": []} for kind in KINDS
+    }
+    expected_low = 0
+    for shard in data.pop("shards"):
+        name = str(shard["file"])
+        if Path(name).name != name or shard["low"] != expected_low:
+            raise ValueError(f"shard {name!r} does not follow the one before")
+        path = root / FOLDER / name
+        if not os.path.lexists(path):
+            raise IndexFileError(path, "a shard of the index is missing")
+        piece = _read_file(path, expect_digest=shard["digest"])
+        if (piece["low"], piece["high"]) != (shard["low"], shard["high"]):
+            raise IndexFileError(path, "a shard of another range")
+        for kind in KINDS:
+            keys = np.frombuffer(piece[kind]["keys"], dtype="<u4")
+            if keys.size and not (shard["low"] <= int(keys[0]) and int(keys[-1]) < shard["high"]):
+                raise IndexFileError(path, "a shard with keys outside its range")
+            parts[kind]["keys"].append(keys)
+            parts[kind]["positions"].append(np.frombuffer(piece[kind]["positions"], dtype="<u4"))
+        expected_low = shard["high"]
+    if expected_low != KEY_SPACE:
+        raise ValueError("the shards do not cover every key")
+    for kind in KINDS:
+        data[kind] = {part: np.concatenate(arrays) for part, arrays in parts[kind].items()}
+
+
+def _read_file(path: Path, expect_digest: str | None = None) -> dict:
+    """One file of the index, checked (magic, version, checksum) and unpacked."""
     try:  # read as any file is (sources.read_bytes): a regular file, never through a link
         raw = read_bytes(path, max_bytes=MAX_INDEX_BYTES)
     except NotText as exc:
@@ -172,24 +322,12 @@ def load(root: Path) -> Index:
     if version != VERSION:
         raise IndexFileError(path, f"written by another version of Doublet (format {version})")
     payload = memoryview(raw)[header:]  # not a copy: a scan's index is tens of MB
-    if hashlib.blake2b(payload, digest_size=_DIGEST).digest() != raw[len(MAGIC) + 4 : header]:
+    digest = raw[len(MAGIC) + 4 : header]
+    if hashlib.blake2b(payload, digest_size=_DIGEST).digest() != digest:
         raise IndexFileError(path, "corrupt or truncated (checksum mismatch)")
+    if expect_digest is not None and digest.hex() != expect_digest:
+        raise IndexFileError(path, "a shard of another save (checksum differs from the head's)")
     try:
-        data = msgpack.unpackb(payload, raw=False, strict_map_key=False)
-        del payload, raw  # the arrays are copies: the file's bytes can go
-        for row in data["entries"]:
-            row[0] = row[0].decode("utf-8", "surrogateescape")
-        for kind in KINDS:
-            data[kind] = {
-                part: np.frombuffer(data[kind][part], dtype="<u4") for part in ("keys", "positions")
-            }
-        return Index.restore(data)
-    except (
-        ValueError,
-        KeyError,
-        TypeError,
-        AttributeError,
-        IndexError,
-        msgpack.UnpackException,
-    ) as exc:
+        return msgpack.unpackb(payload, raw=False, strict_map_key=False)
+    except (ValueError, msgpack.UnpackException) as exc:
         raise IndexFileError(path, f"corrupt ({exc})") from None

@@ -166,6 +166,15 @@ SETTINGS: tuple[Setting, ...] = (
         "files larger than this many bytes are skipped",
     ),
     Setting(
+        "index_shards",
+        None,
+        1,
+        _integer(1, 1024),
+        "files the saved index is cut into, by hash range of its keys, so that several "
+        "machines can each write theirs (1: one file)",
+        "--index-shards",
+    ),
+    Setting(
         "include",
         "include",
         ["**/*"],

@@ -129,6 +129,8 @@ class Workspace:
         self.lock = threading.RLock()
         #: The index's generation when it was last read from or written to disk.
         self._saved_generation = self.index.generation if index is not None else None
+        #: How many shards the index was last written in (or read from: unknown, None).
+        self._saved_shards: int | None = None
 
     # --- opening and saving ---------------------------------------------------------
 
@@ -158,7 +160,10 @@ class Workspace:
             except index_store.IndexFileError as exc:
                 if exc.reason != "no saved index":
                     log.warning("rebuilding the index: %s", exc)
-        return cls(root, config, index)
+        workspace = cls(root, config, index)
+        if index is not None:
+            workspace._saved_shards = index_store.saved_shards(root)
+        return workspace
 
     @classmethod
     def of_paths(cls, paths: Sequence[Path | str], config: Config) -> Workspace:
@@ -184,10 +189,15 @@ class Workspace:
         """Write the index to ``.doublet/`` (unless it is there unchanged)."""
         with self.lock:
             path = index_store.index_path(self.root)
-            if self._saved_generation == self.index.generation and path.is_file():
+            shards = self.config.index_shards
+            unchanged = (self._saved_generation, self._saved_shards) == (
+                self.index.generation,
+                shards,
+            )
+            if unchanged and path.is_file():
                 return path
-            path = index_store.save(self.index, self.root)
-            self._saved_generation = self.index.generation
+            path = index_store.save(self.index, self.root, shards=shards)
+            self._saved_generation, self._saved_shards = self.index.generation, shards
             return path
 
     # --- files ----------------------------------------------------------------------

@@ -181,6 +181,14 @@ def _add_cluster_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="run the work on a Dask cluster of N local worker processes",
     )
+    parser.add_argument(
+        "--index-shards",
+        type=_positive_int,
+        metavar="N",
+        help="save the index in N files, each a range of its hashed keys, that several "
+        "machines can write (default: index_shards of doublet.toml, else "
+        f"{_default_of('index_shards')}; docs/scale.md)",
+    )
 
 
 def _add_progress_option(parser: argparse.ArgumentParser) -> None:
@@ -337,6 +345,8 @@ def _overrides(args: argparse.Namespace) -> dict:
         values["boilerplate"] = max(args.max_docs, 2)
     if getattr(args, "groups", None) is not None:
         values["groups"] = args.groups
+    if getattr(args, "index_shards", None) is not None:
+        values["index_shards"] = args.index_shards
     return values
 
 

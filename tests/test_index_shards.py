@@ -1,0 +1,162 @@
+"""The saved index in shards (index_store, ``index_shards``): cut by hash range of the
+keys, loaded whole again; a crash, a missing or foreign shard never serve an answer."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from doublet import index_store
+from doublet.engine.index import KINDS
+from doublet.workspace import Workspace
+
+CORPUS = Path(__file__).parent / "data" / "clough-stevenson"
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+    """The Clough & Stevenson answers, indexed once (100 documents)."""
+    root = tmp_path_factory.mktemp("shards") / "cs"
+    shutil.copytree(CORPUS, root)
+    workspace = Workspace.open(root, saved=False)
+    workspace.refresh()
+    return workspace
+
+
+def _tables(index) -> dict:
+    data = index.export()
+    return {
+        kind: {part: np.asarray(array).tolist() for part, array in data[kind].items()}
+        for kind in KINDS
+    }
+
+
+def _entries(index) -> list:
+    return index.export()["entries"]
+
+
+def _shard_files(root: Path) -> list[Path]:
+    return sorted((root / index_store.FOLDER).glob("index.*-of-*.msgpack"))
+
+
+@pytest.mark.parametrize("shards", [1, 2, 7, 64])
+def test_an_index_saved_in_shards_loads_as_it_was(indexed: Workspace, shards: int) -> None:
+    root = indexed.root
+    index_store.save(indexed.index, root, shards=shards)
+    assert len(_shard_files(root)) == (shards if shards > 1 else 0)
+    loaded = index_store.load(root)
+    assert _entries(loaded) == _entries(indexed.index)
+    assert _tables(loaded) == _tables(indexed.index)
+    assert sum(len(table["keys"]) for table in _tables(loaded).values()) > 10_000
+
+
+def test_each_shard_holds_one_range_of_keys_and_saving_again_replaces_them(
+    indexed: Workspace,
+) -> None:
+    root = indexed.root
+    index_store.save(indexed.index, root, shards=4)
+    first = _shard_files(root)
+    assert [p.name.rsplit(".", 2)[1] for p in first] == ["1-of-4", "2-of-4", "3-of-4", "4-of-4"]
+    counts = []
+    expected_low = 0
+    for path in first:
+        piece = index_store._read_file(path)
+        low, high = piece["low"], piece["high"]
+        assert low == expected_low and low <= high
+        expected_low = high
+        size = 0
+        for kind in KINDS:
+            keys = np.frombuffer(piece[kind]["keys"], dtype="<u4")
+            assert keys.size == 0 or (low <= keys.min() and keys.max() < high)
+            size += keys.size
+        counts.append(size)
+    assert expected_low == 1 << 32
+    # winnowed hashes crowd the low keys: the ranges follow the postings, not the key space
+    assert max(counts) < 1.5 * min(counts), counts
+    index_store.save(indexed.index, root, shards=4)
+    second = _shard_files(root)
+    assert len(second) == 4 and not set(second) & set(first), "a new save's own files"
+    index_store.save(indexed.index, root, shards=1)
+    assert _shard_files(root) == [], "one file again: the shards are removed"
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        ("remove", "a shard of the index is missing"),
+        ("truncate", "truncated|checksum"),
+        ("swap", "a shard of another save"),
+    ],
+)
+def test_a_damaged_or_foreign_shard_is_refused(
+    indexed: Workspace, tmp_path: Path, damage: str, reason: str
+) -> None:
+    root = tmp_path / "ws"
+    shutil.copytree(indexed.root, root, ignore=shutil.ignore_patterns(".doublet"))
+    index_store.save(indexed.index, root, shards=3)
+    victim = _shard_files(root)[1]
+    if damage == "remove":
+        victim.unlink()
+    elif damage == "truncate":
+        victim.write_bytes(victim.read_bytes()[:-100])
+    else:  # the same range from another save: a crash between saves, or a copied folder
+        kept = victim.read_bytes()
+        changed = Workspace.open(root, saved=False)
+        (root / "g0pA_taska.txt").unlink()
+        changed.refresh()
+        index_store.save(changed.index, root, shards=3)
+        _shard_files(root)[1].write_bytes(kept)
+    with pytest.raises(index_store.IndexFileError, match=reason):
+        index_store.load(root)
+
+
+@given(
+    keys=st.lists(st.integers(0, (1 << 32) - 1), max_size=300).map(sorted),
+    shards=st.integers(1, 50),
+)
+def test_shards_cut_sorted_keys_into_consecutive_ranges(keys: list[int], shards: int) -> None:
+    array = np.array(keys, dtype=np.uint32)
+    table = {"fingerprints": {"keys": array, "positions": np.arange(array.size, dtype=np.uint32)}}
+    pieces = index_store.shard_tables(table, shards)
+    assert len(pieces) == shards
+    assert pieces[0][0] == 0 and pieces[-1][1] == 1 << 32
+    for (_, high, _), (low, _, _) in itertools.pairwise(pieces):
+        assert high == low
+    joined = np.concatenate([p[2]["fingerprints"]["keys"] for p in pieces])
+    assert joined.tolist() == keys
+    for low, high, piece in pieces:
+        assert all(low <= k < high for k in piece["fingerprints"]["keys"].tolist())
+    positions = np.concatenate([p[2]["fingerprints"]["positions"] for p in pieces])
+    assert positions.tolist() == list(range(len(keys)))
+
+
+def _doublet(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "doublet", *args], capture_output=True, text=True, check=True
+    )
+
+
+def test_index_shards_from_the_command_line_and_doublet_toml(tmp_path: Path) -> None:
+    """`doublet index --index-shards 4` saves four shards; the next scan reads the index
+    from them (no file read again) and reports what a scan of one file reports."""
+    root = tmp_path / "cs"
+    shutil.copytree(CORPUS, root)
+    expected = json.loads(_doublet("scan", str(root), "--format", "json", "--no-progress").stdout)
+    shutil.rmtree(root / ".doublet")
+    _doublet("index", str(root), "--index-shards", "4", "--no-progress")
+    assert len(_shard_files(root)) == 4
+    again = _doublet("scan", str(root), "--format", "json", "--no-progress", "--index-shards", "4")
+    assert json.loads(again.stdout)["pairs"] == expected["pairs"]
+    (root / "doublet.toml").write_text("index_shards = 2\n")
+    (root / "new-answer.txt").write_text("A new text about nothing else.\n" * 20)
+    _doublet("index", str(root), "--no-progress")
+    assert len(_shard_files(root)) == 2
