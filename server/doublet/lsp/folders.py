@@ -34,6 +34,8 @@ from doublet.lsp.watcher import Watcher
 from doublet.workspace import Changes, DebouncedSave, Workspace
 
 log = logging.getLogger("doublet.lsp")
+#: Seconds between two progress reports while a folder is indexed.
+PROGRESS_INTERVAL = 0.1
 
 #: How long files must be quiet on disk before the index follows them (a git
 #: checkout of a thousand files is one refresh, not a thousand).
@@ -207,7 +209,16 @@ class Folder:
         progress = await self.host.begin_progress(token, title)
         loop = asyncio.get_running_loop()
 
+        last = -PROGRESS_INTERVAL
+
         def report(done: int, total: int) -> None:
+            # at most a few a second, and the last: a message per file of 24,000 would
+            # keep the editor redrawing its status bar (and a first start waiting)
+            nonlocal last
+            now = time.monotonic()
+            if done < total and now - last < PROGRESS_INTERVAL:
+                return
+            last = now
             counts = {"done": done, "total": total, "folder": self.name}
             loop.call_soon_threadsafe(self.host.notify_status, counts)
             if progress:
