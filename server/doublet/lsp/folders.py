@@ -18,6 +18,7 @@ import asyncio
 import functools
 import logging
 import os
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -107,6 +108,60 @@ def outside_message(uri: str) -> str:
     return (
         f"Doublet: {name} is outside every workspace folder; only files inside a folder are checked"
     )
+
+
+class Throttled:
+    """Progress reports at most once per ``interval``, the latest one never lost.
+
+    Indexing reports every file; a message per file of 24,000 keeps the editor
+    redrawing its status bar. A report that comes too soon is held, and sent when
+    the interval is over unless a newer one was sent meanwhile, so a slow file after
+    quick ones still shows "8 of 9 files" while it is read. Called from the indexing
+    thread; the held report is sent from the event loop.
+    """
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        send: Callable[[int, int], None],
+        interval: float = PROGRESS_INTERVAL,
+    ):
+        self.loop, self.send, self.interval = loop, send, interval
+        self._lock = threading.Lock()
+        self._last = -interval  # when a report was last sent (monotonic)
+        self._sent = -1  # its count of files done
+        self._latest: tuple[int, int] | None = None
+        self._held = False
+        self._stopped = False
+
+    def __call__(self, done: int, total: int) -> None:
+        with self._lock:
+            self._latest = (done, total)
+            wait = self._last + self.interval - time.monotonic()
+            if done < total and wait > 0:
+                if not self._held:
+                    self._held = True
+                    self.loop.call_soon_threadsafe(self.loop.call_later, wait, self._release)
+                return
+            self._emit(done, total)
+
+    def _release(self) -> None:
+        with self._lock:
+            self._held = False
+            if self._latest is not None:
+                self._emit(*self._latest)
+
+    def _emit(self, done: int, total: int) -> None:
+        """Send, in order (the lock is held): never an older count after a newer one."""
+        if self._stopped or done <= self._sent:
+            return
+        self._sent, self._last = done, time.monotonic()
+        self.send(done, total)
+
+    def stop(self) -> None:
+        """Indexing ended: nothing held is sent after its end."""
+        with self._lock:
+            self._stopped = True
 
 
 class Folder:
@@ -209,16 +264,7 @@ class Folder:
         progress = await self.host.begin_progress(token, title)
         loop = asyncio.get_running_loop()
 
-        last = -PROGRESS_INTERVAL
-
-        def report(done: int, total: int) -> None:
-            # at most a few a second, and the last: a message per file of 24,000 would
-            # keep the editor redrawing its status bar (and a first start waiting)
-            nonlocal last
-            now = time.monotonic()
-            if done < total and now - last < PROGRESS_INTERVAL:
-                return
-            last = now
+        def send(done: int, total: int) -> None:
             counts = {"done": done, "total": total, "folder": self.name}
             loop.call_soon_threadsafe(self.host.notify_status, counts)
             if progress:
@@ -226,6 +272,7 @@ class Folder:
                 percentage = int(100 * done / max(total, 1))
                 loop.call_soon_threadsafe(self.host.report_progress, token, message, percentage)
 
+        report = Throttled(loop, send)
         try:
             started = time.perf_counter()
             changes = await self.host.run(self._refresh, report, rebuild)
@@ -245,6 +292,7 @@ class Folder:
             self.fail(f"indexing failed: {exc}")
             self.state = "error"
         finally:
+            report.stop()
             if progress:
                 self.host.end_progress(token)
             self.indexed.set()
