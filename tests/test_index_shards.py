@@ -41,7 +41,8 @@ def _tables(index) -> dict:
 
 
 def _entries(index) -> list:
-    return index.export()["entries"]
+    data = index.export()["documents"]
+    return {key: np.asarray(value).tolist() for key, value in data.items()}
 
 
 def _shard_files(root: Path) -> list[Path]:

@@ -7,7 +7,6 @@ real prose shared between some of them.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import random
@@ -16,6 +15,7 @@ import threading
 from pathlib import Path
 
 import msgpack
+import numpy as np
 import pytest
 
 from doublet import index_store
@@ -811,33 +811,35 @@ def test_an_unreadable_file_is_skipped_with_a_reason(root: Path) -> None:
 def test_a_file_that_vanishes_before_it_is_read_is_skipped(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    documents = Discovery.documents
+    found = Discovery.found
 
-    def with_a_ghost(self: Discovery):
-        files, skipped = documents(self)
-        return sorted([*files, "ghost.txt"]), skipped
+    def with_a_ghost(self: Discovery):  # seen while walking, gone before it is read
+        files, skipped = found(self)
+        return {**files, "ghost.txt": next(iter(files.values()))}, skipped
 
-    monkeypatch.setattr(Discovery, "documents", with_a_ghost)
+    monkeypatch.setattr(Discovery, "found", with_a_ghost)
     workspace, changes = refreshed(root)
     assert workspace.index.names() == DOCUMENTS
     assert changes.added == DOCUMENTS
-    assert "vanished" in reasons(changes)["ghost.txt"]
+    assert "no such file" in reasons(changes)["ghost.txt"]
 
 
 def test_a_file_that_vanishes_after_being_indexed_is_removed(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     workspace, _ = refreshed(root)
-    documents = Discovery.documents
+    found = Discovery.found
+    (root / "c.txt").write_text("changed, then deleted before it was read\n")
+    changed = os.lstat(root / "c.txt")
 
     def stale(self: Discovery):
-        files, skipped = documents(self)
-        return sorted([*files, "c.txt"]), skipped  # listed, then deleted before the read
+        files, skipped = found(self)
+        return {**files, "c.txt": changed}, skipped  # listed, then deleted before the read
 
     (root / "c.txt").unlink()
-    monkeypatch.setattr(Discovery, "documents", stale)
+    monkeypatch.setattr(Discovery, "found", stale)
     changes = workspace.refresh()
-    assert "vanished" in reasons(changes)["c.txt"]
+    assert "no such file" in reasons(changes)["c.txt"]
     assert changes.removed == ["c.txt"] and "c.txt" not in workspace.index
 
 
@@ -910,7 +912,7 @@ def test_relative_paths_through_a_symlinked_workspace(root: Path, tmp_path: Path
 
 def _with_checksum(payload: bytes) -> bytes:
     """A file in index_store's own format around ``payload``: magic, version, checksum."""
-    digest = hashlib.blake2b(payload, digest_size=index_store._DIGEST).digest()
+    digest = index_store._checksum(payload)
     return index_store.MAGIC + index_store.VERSION.to_bytes(4, "little") + digest + payload
 
 
@@ -945,9 +947,23 @@ def _set(key, value):
     return change
 
 
-def _set_entry(field: int, value):
+def _set_column(column: str, value):
+    """The documents' column replaced by ``value``, or by what ``value`` makes of it."""
+
     def change(data: dict) -> None:
-        data["entries"][0][field] = value
+        old = data["documents"][column]
+        data["documents"][column] = value(old) if callable(value) else value
+
+    return change
+
+
+def _first_as(dtype: str, value: int):
+    """A column of raw ``dtype`` values with its first value replaced."""
+
+    def change(raw: bytes) -> bytes:
+        array = np.frombuffer(raw, dtype=dtype).copy()
+        array[0] = value
+        return array.tobytes()
 
     return change
 
@@ -997,15 +1013,44 @@ DAMAGES = {
     "missing-keys": (lambda raw: _with_checksum(msgpack.packb({"version": 1})), "corrupt"),
     "not-msgpack": (lambda raw: _with_checksum(b"\xc1\xc1\xc1"), "corrupt"),
     "trailing-data": (lambda raw: _with_checksum(raw[_header_size() :] + b"\x00"), "corrupt"),
-    "entries-string": (lambda raw: _repack(raw, _set("entries", "abcdefg")), "corrupt"),
-    "short-entry": (lambda raw: _repack(raw, _set_entry(slice(2, None), [])), "corrupt"),
-    "bad-start": (lambda raw: _repack(raw, _set_entry(3, 5)), "corrupt"),
-    "unhashable-name": (lambda raw: _repack(raw, _set_entry(0, ["a"])), "corrupt"),
-    "role-not-a-list": (lambda raw: _repack(raw, _set_entry(5, 3)), "corrupt"),
-    "stamp-not-a-list": (lambda raw: _repack(raw, _set_entry(6, 3)), "corrupt"),
-    "units-a-string": (lambda raw: _repack(raw, _set_entry(2, "many")), "corrupt"),
-    "postings-a-list": (lambda raw: _repack(raw, _set_entry(4, 7)), "corrupt"),
-    "mode-out-of-range": (lambda raw: _repack(raw, _set_entry(1, 99)), "corrupt"),
+    "documents-string": (lambda raw: _repack(raw, _set("documents", "abcdefg")), "corrupt"),
+    "short-column": (lambda raw: _repack(raw, _set_column("units", lambda c: c[:-8])), "corrupt"),
+    "units-negative": (
+        lambda raw: _repack(raw, _set_column("units", _first_as("<i8", -3))),
+        "corrupt",
+    ),
+    "units-too-many": (
+        lambda raw: _repack(raw, _set_column("units", _first_as("<i8", 10**6))),
+        "corrupt",
+    ),
+    "names-short": (lambda raw: _repack(raw, _set_column("names", lambda c: c[:-1])), "corrupt"),
+    "name-twice": (
+        lambda raw: _repack(raw, _set_column("name_lengths", _first_as("<u4", 0))),
+        "corrupt",
+    ),
+    "names-not-bytes": (lambda raw: _repack(raw, _set_column("names", ["a"])), "corrupt"),
+    "templates-a-number": (lambda raw: _repack(raw, _set_column("templates", 3)), "corrupt"),
+    "group-out-of-range": (
+        lambda raw: _repack(raw, _set_column("groups", _first_as("<i8", 5))),
+        "corrupt",
+    ),
+    "stamps-not-msgpack": (
+        lambda raw: _repack(raw, _set_column("stamps", b"\xc1\xc1")),
+        "corrupt",
+    ),
+    "stamps-too-few": (
+        lambda raw: _repack(raw, _set_column("stamps", msgpack.packb([[1, 2, "x", 3]]))),
+        "corrupt",
+    ),
+    "units-a-string": (lambda raw: _repack(raw, _set_column("units", "many")), "corrupt"),
+    "postings-changed": (
+        lambda raw: _repack(raw, _set_column("postings", _first_as("<i8", 7))),
+        "corrupt",
+    ),
+    "mode-out-of-range": (
+        lambda raw: _repack(raw, _set_column("modes", _first_as("<u4", 99))),
+        "corrupt",
+    ),
     "modes-missing": (lambda raw: _repack(raw, _set("modes", [])), "corrupt"),
     "mode-not-a-mode": (lambda raw: _repack(raw, _set_mode("noise", 0)), "corrupt"),
     "mode-unknown-field": (lambda raw: _repack(raw, _set_mode("colour", "red")), "corrupt"),
@@ -1086,8 +1131,8 @@ def test_stamps_of_the_wrong_shape_mean_a_reread(
     root, original, expected = saved_workspace
 
     def scramble(data: dict) -> None:
-        for entry in data["entries"]:
-            entry[6] = ["size", "mtime"]
+        count = len(msgpack.unpackb(data["documents"]["stamps"]))
+        data["documents"]["stamps"] = msgpack.packb([["size", "mtime"]] * count)
 
     index_store.index_path(root).write_bytes(_repack(original, scramble))
     workspace, changes = refreshed(root)
@@ -1186,18 +1231,33 @@ def test_a_scan_aligned_on_several_cores_equals_one_in_one_process(
         write(root, path.name, path.read_bytes())
     write(root, "code/Grades.java", 'class A { void f() { print("Average grade: %.2f"); } }\n')
     workspace, _ = refreshed(root)
-    alone = workspace.pairs()
+    alone = workspace.scan()
     monkeypatch.setattr(parallel, "PARALLEL_PAIRS", 1)
     monkeypatch.setattr(parallel, "workers", lambda: 2)
     pools = []
     start_pool = parallel.process_pool
     monkeypatch.setattr(parallel, "process_pool", lambda n: pools.append(n) or start_pool(n))
-    spread = workspace.pairs(parallel=True)
+    spread = workspace.scan(parallel=True)
     assert pools == [2]
     assert len(alone) > 20
-    assert signature(spread) == signature(alone)
-    assert [p.kind for r in spread for p in r.passages] == [
-        p.kind for r in alone for p in r.passages
+    assert spread == alone
+    assert signature(workspace.pairs()) == [
+        (
+            r.a,
+            r.b,
+            round(r.similarity, 9),
+            [
+                (
+                    p.passage.a.start,
+                    p.passage.a.end,
+                    p.passage.b.start,
+                    p.passage.b.end,
+                    round(p.passage.score, 9),
+                )
+                for p in r.passages
+            ],
+        )
+        for r in alone
     ]
 
 
@@ -1219,7 +1279,8 @@ def test_a_worker_reads_documents_in_batches_and_keeps_few(
     alignments as one document at a time, however small its memory for text."""
     from doublet import parallel
     from doublet.engine.candidates import all_candidates
-    from doublet.engine.matching import align_candidates
+    from doublet.engine.matching import align_each
+    from doublet.scanned import scanned
 
     root = tmp_path / "ws"
     for path in sorted(CLOUGH.glob("*task[ab].txt")):
@@ -1228,10 +1289,7 @@ def test_a_worker_reads_documents_in_batches_and_keeps_few(
     settings = workspace.settings()
     candidates, ignored = all_candidates(workspace.index, settings.max_docs)
     known = {e.name: (e.mode, e.units) for e in workspace.index.entries()}
-    alone = [
-        (r.a.name, r.b.name, r.passages, r.a_covered, r.b_covered, r.a_units, r.b_units)
-        for r in align_candidates(candidates, workspace.document, ignored, settings)
-    ]
+    alone = [scanned(r) for r in align_each(candidates, workspace.document, ignored, settings)]
     monkeypatch.setattr(parallel, "_BATCH_FILES", 3)
     monkeypatch.setattr(parallel, "_WORKER_CHARS", 4000)
     documents = parallel._ChunkDocuments(root, known, [n for c in candidates for n in (c.a, c.b)])
@@ -1242,7 +1300,7 @@ def test_a_worker_reads_documents_in_batches_and_keeps_few(
     kept = []
     monkeypatch.setattr(parallel, "_ChunkDocuments", lambda *a: kept.append(documents) or documents)
     batched = parallel._align_chunk((root, known, candidates, ignored, settings))
-    assert len(candidates) > 20 and len(alone) > 10
+    assert len(candidates) > 20 and sum(bool(pair.passages) for pair in alone) > 10
     assert batched == alone
     assert kept and (documents.chars <= 4000 or len(documents.cache) <= 3)
     # each document is read ahead at most once: one read again after it was dropped

@@ -139,8 +139,10 @@ class Config:
     def mode_for(self, relative_path: str | PurePath) -> Mode:
         """The engine mode of a file: first [modes] pattern that matches, else by extension."""
         path = _posix(relative_path)
-        names = (name for spec, name in self._mode_specs if _matches(spec, path))
-        return self._modes[next(names, None) or detect_mode_name(path)]
+        if self._mode_specs:
+            names = (name for spec, name in self._mode_specs if _matches(spec, path))
+            return self._modes[next(names, None) or detect_mode_name(path)]
+        return self._modes[detect_mode_name(path)]
 
     def is_included(self, relative_path: str | PurePath) -> bool:
         """Whether a file is scanned at all (``.gitignore`` is the discovery's business);
@@ -148,6 +150,8 @@ class Config:
         path = _posix(relative_path)
         if self.groups == "lms" and lms.is_receipt(path):
             return False
+        if self._includes_all:  # the default: no pattern to match a hundred thousand times
+            return not _matches(self._exclude, path)
         return _matches(self._include, path) and not _matches(self._exclude, path)
 
     def is_template(self, relative_path: str | PurePath) -> bool:
@@ -229,6 +233,11 @@ class Config:
     @cached_property
     def _include(self) -> GitIgnoreSpec:
         return GitIgnoreSpec.from_lines(self.include)
+
+    @cached_property
+    def _includes_all(self) -> bool:
+        """Whether ``include`` takes every file (``**/*``, the default)."""
+        return "**/*" in self.include and not any(p.startswith("!") for p in self.include)
 
     @cached_property
     def _exclude(self) -> GitIgnoreSpec:

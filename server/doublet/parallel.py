@@ -5,9 +5,10 @@ processes read the files themselves and send back only what the index or the
 report needs. Aligning: the engine aligns candidates one after the other
 (engine/matching ``align_candidates``); a scan of a big folder has tens of
 thousands of them, a few milliseconds each. ``parallel_aligner`` hands chunks
-of them to workers; the pairs come back as names, passages and counts, and only
-the documents of reported pairs are read again here. Results are the same as
-in one process: each pair is aligned the same way wherever it runs.
+of them to workers; each pair comes back as a report shows it (doublet/scanned:
+names, passages with their lines, figures), so no document is read again here.
+Results are the same as in one process: each pair is aligned the same way
+wherever it runs.
 
 The workers are this machine's processes, or those of a cluster the caller
 names with :func:`running_on` (doublet/cluster: Dask): the same jobs, the same
@@ -33,10 +34,10 @@ from pathlib import Path
 import numpy as np
 
 from doublet.engine.candidates import Candidate
-from doublet.engine.comparison import PairResult
 from doublet.engine.document import Document, split_together
-from doublet.engine.matching import Aligner, Progress, Settings, Unavailable, align_candidates
+from doublet.engine.matching import Progress, Settings, align_each
 from doublet.engine.modes import Mode
+from doublet.scanned import ScannedPair, scanned
 from doublet.sources import read_bytes, read_document
 
 #: At most this many worker processes.
@@ -156,11 +157,31 @@ class Sized:
 Known = tuple[Mode, int]
 
 
-def parallel_aligner(
-    root: Path, known: Mapping[str, Known], document: Callable[[str], Document]
-) -> Aligner:
+#: Aligns a scan's candidates: (candidates, load, ignored keys, settings, progress) ->
+#: each candidate's outcome, in order (None: a document it could not read any more).
+ScanAligner = Callable[
+    [list[Candidate], Callable[[str], Document], np.ndarray, Settings, Progress | None],
+    list[ScannedPair | None],
+]
+
+
+def align_here(
+    candidates: list[Candidate],
+    load: Callable[[str], Document],
+    ignored: np.ndarray,
+    settings: Settings,
+    progress: Progress | None = None,
+) -> list[ScannedPair | None]:
+    """A scan's candidates aligned in this process, each kept as ``scanned`` makes it."""
+    return [
+        None if result is None else scanned(result)
+        for result in align_each(candidates, load, ignored, settings, progress)
+    ]
+
+
+def parallel_aligner(root: Path, known: Mapping[str, Known]) -> ScanAligner:
     """An aligner for a folder's files (``known``: each document's mode and unit count,
-    by root-relative name; ``document``: how this process reads a reported pair's)."""
+    by root-relative name) that spreads big scans over worker processes."""
 
     def align(
         candidates: list[Candidate],
@@ -168,23 +189,19 @@ def parallel_aligner(
         ignored: np.ndarray,
         settings: Settings,
         progress: Progress | None = None,
-    ) -> list[PairResult]:
+    ) -> list[ScannedPair | None]:
         count = workers()
         few = len(candidates) < PARALLEL_PAIRS or count < 2
         if not candidates or (few and not on_cluster()):
-            return align_candidates(candidates, load, ignored, settings, progress)
+            return align_here(candidates, load, ignored, settings, progress)
         size = -(-len(candidates) // (2 * count))
         chunks = [candidates[i : i + size] for i in range(0, len(candidates), size)]
         jobs = [(root, _known_of(chunk, known), chunk, ignored, settings) for chunk in chunks]
-        results = []
+        results: list[ScannedPair | None] = []
         with process_pool(count) as pool:
             done = Sized(pool.map(_align_chunk, jobs), len(jobs))
             for found in progress(done) if progress else done:
-                for a, b, *figures in found:
-                    try:
-                        results.append(PairResult(document(a), document(b), *figures))
-                    except Unavailable as exc:  # gone since a worker read it
-                        log.warning("left out of the comparison: %s", exc)
+                results.extend(found)
         return results
 
     return align
@@ -194,14 +211,11 @@ def _known_of(chunk: list[Candidate], known: Mapping[str, Known]) -> dict[str, K
     return {name: known[name] for candidate in chunk for name in (candidate.a, candidate.b)}
 
 
-def _align_chunk(job: tuple) -> list[tuple]:
+def _align_chunk(job: tuple) -> list[ScannedPair | None]:
     """Align a chunk of candidates in a worker, reading the files under ``root``."""
     root, known, chunk, ignored, settings = job
     documents = _ChunkDocuments(root, known, [name for c in chunk for name in (c.a, c.b)])
-    return [
-        (r.a.name, r.b.name, r.passages, r.a_covered, r.b_covered, r.a_units, r.b_units)
-        for r in align_candidates(chunk, documents.load, ignored, settings)
-    ]
+    return align_here(chunk, documents.load, ignored, settings)
 
 
 class _ChunkDocuments:

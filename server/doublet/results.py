@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from doublet.engine.comparison import PairResult
 from doublet.engine.document import Document
 from doublet.engine.passages import Side
-from doublet.excerpts import line_range
+from doublet.scanned import ScannedPair
 from doublet.skipped import Skipped
 from doublet.workspace import Workspace
 
@@ -50,32 +49,31 @@ class Listing:
         return rows
 
 
-def _side(document: Document, side: Side) -> dict:
-    first, last = line_range(document.text, side.start, side.end)
-    return {"start": side.start, "end": side.end, "line": first, "end_line": last}
+def _side(side: Side, lines: tuple[int, int]) -> dict:
+    return {"start": side.start, "end": side.end, "line": lines[0], "end_line": lines[1]}
 
 
-def pair_data(result: PairResult, ids: dict[str, int]) -> dict:
+def pair_data(pair: ScannedPair, ids: dict[str, int]) -> dict:
     data = {
-        "a": ids[result.a.name],
-        "b": ids[result.b.name],
-        "similarity": round(result.similarity, 4),
-        "exact_coverage": round(result.exact_coverage, 4),
-        "a_coverage": round(result.a_coverage, 4),
-        "b_coverage": round(result.b_coverage, 4),
-        "longest": result.longest,
+        "a": ids[pair.a],
+        "b": ids[pair.b],
+        "similarity": round(pair.similarity, 4),
+        "exact_coverage": round(pair.exact_coverage, 4),
+        "a_coverage": round(pair.a_coverage, 4),
+        "b_coverage": round(pair.b_coverage, 4),
+        "longest": pair.longest,
         "passages": [
             {
-                "a": _side(result.a, p.a),
-                "b": _side(result.b, p.b),
-                "score": p.score,
-                "kind": p.kind,
+                "a": _side(p.passage.a, p.a_lines),
+                "b": _side(p.passage.b, p.b_lines),
+                "score": p.passage.score,
+                "kind": p.passage.kind,
             }
-            for p in result.passages
+            for p in pair.passages
         ],
     }
-    if result.a.mode.lexical:
-        evidence = result.resemblance
+    if pair.lexical:
+        evidence = pair.resemblance
         data["resemblance"] = {
             "score": round(evidence.score, 4),
             "structure": round(evidence.structure, 4),
@@ -102,35 +100,39 @@ def listing_of(
     )
 
 
-def with_given(listing: Listing, workspace: Workspace, results: Sequence[PairResult]) -> Listing:
+def with_given(listing: Listing, workspace: Workspace, pairs: Sequence[ScannedPair]) -> Listing:
     """The listing with the template text of every document in a pair (``given``)."""
-    names = dict.fromkeys(d.name for r in results for d in (r.a, r.b))
+    names = dict.fromkeys(name for pair in pairs for name in (pair.a, pair.b))
     return replace(listing, given=workspace.given_spans(names))
 
 
 def scan_data(
     listing: Listing,
-    results: Sequence[PairResult],
+    pairs: Sequence[ScannedPair],
     skipped: Sequence[Skipped],
     warnings: Sequence[str] = (),
 ) -> dict:
     ids = listing.ids()
     return {
         "documents": listing.data(),
-        "pairs": [pair_data(r, ids) for r in results],
+        "pairs": [pair_data(pair, ids) for pair in pairs],
         "skipped": [{"path": s.path, "reason": s.reason} for s in skipped],
         "warnings": list(warnings),
     }
 
 
-def compare_data(listing: Listing, result: PairResult, measures: dict[str, float]) -> dict:
+def compare_data(listing: Listing, pair: ScannedPair, measures: dict[str, float]) -> dict:
     data = {"documents": listing.data()}
-    data.update(pair_data(result, listing.ids()))
+    data.update(pair_data(pair, listing.ids()))
     data["measures"] = {k: round(v, 4) if isinstance(v, float) else v for k, v in measures.items()}
     return data
 
 
-def texts_of(results: Sequence[PairResult], listing: Listing) -> dict[int, Document]:
-    """The documents of the results by id: what the text renderings quote from."""
+def texts_of(
+    pairs: Sequence[ScannedPair], listing: Listing, document: Callable[[str], Document]
+) -> dict[int, Document]:
+    """The documents of the pairs by id (``document`` reads one): what the text
+    renderings quote from."""
     ids = listing.ids()
-    return {ids[d.name]: d for r in results for d in (r.a, r.b)}
+    names = dict.fromkeys(name for pair in pairs for name in (pair.a, pair.b))
+    return {ids[name]: document(name) for name in names}

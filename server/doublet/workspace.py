@@ -35,6 +35,7 @@ from doublet.engine import matching
 from doublet.engine.candidates import (
     BOILERPLATE_SHARE,
     DROWNED_SHARE,
+    all_candidates,
     boilerplate_limit,
     boilerplate_shares,
 )
@@ -44,7 +45,9 @@ from doublet.engine.given import given_spans
 from doublet.engine.index import Index, Role
 from doublet.engine.index import keys_of as index_keys
 from doublet.engine.modes import MODES, Mode
-from doublet.parallel import parallel_aligner
+from doublet.parallel import align_here, parallel_aligner
+from doublet.scan_store import ScanStore, basis_of, document_signatures, settings_signature
+from doublet.scanned import ScannedPair, ranked
 from doublet.skipped import NotText, Skipped
 from doublet.sources import read_bytes, read_document
 
@@ -200,6 +203,13 @@ class Workspace:
             self._saved_generation, self._saved_shards = self.index.generation, shards
             return path
 
+    def index_state(self) -> str | None:
+        """A name for what the index holds, the same in every run while nothing changes
+        (the name of its saved copy), or None when it differs from what was saved."""
+        if self._saved_generation != self.index.generation:
+            return None
+        return self.index.saved_as
+
     # --- files ----------------------------------------------------------------------
 
     @property
@@ -228,6 +238,8 @@ class Workspace:
 
     def role(self, rel: str) -> Role:
         config = self.config
+        if not (config.templates or config.references) and config.groups == "none":
+            return _NO_ROLE  # the common case, asked of every file of a refresh
         return Role(config.is_template(rel), config.is_reference(rel), config.group_of(rel))
 
     # --- keeping the index current -----------------------------------------------------
@@ -240,9 +252,10 @@ class Workspace:
         index changes, not while files are read, so questions can be answered in
         the meantime (a language server does).
         """
-        files, skipped = self.discovery.documents()
+        found, skipped = self.discovery.found()
         changes = Changes(skipped=list(skipped))
-        present = set(files)
+        files = sorted(found)
+        present = found
         with self.lock:
             vanished = {
                 name: _Stamp.unpack(self.index.entry(name).stamp)
@@ -255,7 +268,7 @@ class Workspace:
                     changes.unchanged += 1
                     continue
                 try:
-                    info = self._unchanged_or_stat(rel, changes)
+                    info = self._changed_stat(rel, found[rel], changes)
                 except NotText as exc:
                     self._skip(rel, exc.reason, changes)
                     continue
@@ -292,22 +305,26 @@ class Workspace:
             self._forget(rel)
             changes.removed.append(rel)
 
-    def _unchanged_or_stat(self, rel: str, changes: Changes) -> os.stat_result | None:
-        """None if the indexed version is current (by size, time and mode), else its stat."""
-        try:
-            info = os.stat(os.path.join(self.root, rel))  # no Path: thousands of files
-        except FileNotFoundError:
-            raise NotText(rel, "vanished while the workspace was read") from None
+    def _changed_stat(
+        self, rel: str, info: os.stat_result, changes: Changes
+    ) -> os.stat_result | None:
+        """None if the indexed version is current (by size, time and mode), else ``info``
+        (the file's stat, taken by discovery). Asked of every file of a refresh: a
+        hundred thousand files of an unchanged folder take a fraction of a second."""
         if info.st_size > self.config.max_file_size:
             raise NotText(rel, f"larger than max_file_size ({info.st_size:,} bytes)")
-        if rel not in self.index:
+        entry = self.index.get(rel)
+        if entry is None:
             return info
-        entry = self.index.entry(rel)
-        old = _Stamp.unpack(entry.stamp)
         mode = self.config.mode_for(rel)
-        same_keys = entry.mode.key_params == mode.key_params
-        if old and same_keys and (old.size, old.mtime_ns) == (info.st_size, info.st_mtime_ns):
-            self._keep(rel, changes)
+        stamp = entry.stamp  # (size, mtime_ns, digest, chars): _Stamp packed
+        if (
+            len(stamp) == 4
+            and stamp[0] == info.st_size
+            and stamp[1] == info.st_mtime_ns
+            and entry.mode.key_params == mode.key_params
+        ):
+            self._keep(rel, changes, mode)
             return None
         return info
 
@@ -354,13 +371,13 @@ class Workspace:
         self._keep_keys(rel, prepared.keys)
         (changes.updated if old else changes.added).append(rel)
 
-    def _keep(self, rel: str, changes: Changes) -> None:
+    def _keep(self, rel: str, changes: Changes, mode: Mode | None = None) -> None:
         """An unchanged document: only its role and thresholds may follow the configuration."""
         entry = self.index.entry(rel)
-        role, mode = self.role(rel), self.config.mode_for(rel)
-        if entry.role != role:
+        role, mode = self.role(rel), mode or self.config.mode_for(rel)
+        if entry.role is not role and entry.role != role:
             self.index.set_role(rel, role)
-        if entry.mode != mode:
+        if entry.mode is not mode and entry.mode != mode:
             self.index.set_mode(rel, mode)
             dropped = self._documents.pop(rel, None)
             if dropped is not None:
@@ -522,25 +539,84 @@ class Workspace:
             )
         return found
 
-    def pairs(self, progress: Progress | None = None, parallel: bool = False) -> list[PairResult]:
+    def pairs(self, progress: Progress | None = None) -> list[PairResult]:
         """Every pair of documents that shares passages, best first, as configured (and
-        pairs of programs that resemble each other without one, engine/matching).
-
-        A pair whose every passage the user chose to ignore is left out. ``parallel``
-        aligns big scans on every core; the worker processes read the files from
-        disk, so it is only for a workspace whose documents are all as on disk (not
-        an editor's, whose buffers the index may hold).
-        """
+        pairs of programs that resemble each other without one, engine/matching), with
+        their documents; a pair whose every passage the user chose to ignore is left out.
+        A report asks :meth:`scan` instead."""
         with self.lock:
-            aligner = None
-            if parallel:
-                known = {e.name: (e.mode, e.units) for e in self.index.entries()}
-                aligner = parallel_aligner(self.root, known, self.document)
-            results = matching.all_pairs(
-                self.index, self.document, self.settings(), progress, aligner
-            )
+            results = matching.all_pairs(self.index, self.document, self.settings(), progress)
             kept = [(r, self._unignored(r)) for r in results]
             return [shown for found, shown in kept if shown.passages or not found.passages]
+
+    def scan(
+        self, progress: Progress | None = None, parallel: bool = False, keep: bool = False
+    ) -> list[ScannedPair]:
+        """The pairs of :meth:`pairs`, as a report shows them (doublet/scanned).
+
+        ``parallel`` aligns big scans on every core; the worker processes read the
+        files from disk, so it is only for a workspace whose documents are all as on
+        disk (not an editor's, whose buffers the index may hold). ``keep`` uses and
+        keeps the last scan's pairs in ``.doublet/`` (scan_store): only candidates whose
+        documents or evidence changed are aligned, and none at all when the index is
+        the saved one the last scan used.
+        """
+        with self.lock:
+            settings = self.settings()
+            signature = settings_signature(settings)
+            state = self.index_state()
+            store = ScanStore.load(self.root) if keep else ScanStore()
+            outcomes = store.answer(signature, state)
+            if outcomes is None:
+                store.settle(signature, state)
+                outcomes = self._align_scan(store, settings, progress, parallel)
+                if keep:
+                    store.save(self.root)
+            found = [
+                pair
+                for pair in outcomes
+                if pair is not None
+                and matching.reported(
+                    pair.similarity,
+                    bool(pair.passages),
+                    pair.resemblance.score if pair.lexical else None,
+                    settings,
+                )
+            ]
+            kept = [(pair, self._unignored_scanned(pair)) for pair in found]
+            return ranked([shown for pair, shown in kept if shown.passages or not pair.passages])
+
+    def _align_scan(
+        self,
+        store: ScanStore,
+        settings: matching.Settings,
+        progress: Progress | None,
+        parallel: bool,
+    ) -> list[ScannedPair | None]:
+        """Every candidate's outcome: kept in ``store`` if aligned from the same basis,
+        else aligned now; ``store`` then holds this scan's outcomes only."""
+        candidates, ignored = all_candidates(self.index, settings.max_docs)
+        signatures = document_signatures(
+            self.index, (name for c in candidates for name in (c.a, c.b)), ignored
+        )
+        bases = [basis_of(c, signatures) for c in candidates]
+        outcomes: list[ScannedPair | None] = [
+            store.kept(c, b) for c, b in zip(candidates, bases, strict=True)
+        ]
+        todo = [i for i, outcome in enumerate(outcomes) if outcome is None]
+        aligner = align_here
+        if parallel:
+            known = {e.name: (e.mode, e.units) for e in self.index.entries()}
+            aligner = parallel_aligner(self.root, known)
+        aligned = aligner([candidates[i] for i in todo], self.document, ignored, settings, progress)
+        for i, outcome in zip(todo, aligned, strict=True):
+            outcomes[i] = outcome
+        store.outcomes = {
+            (c.a, c.b): (basis, outcome)
+            for c, basis, outcome in zip(candidates, bases, outcomes, strict=True)
+            if basis is not None and outcome is not None
+        }
+        return outcomes
 
     def similar(self, rel: str, text: str | None = None) -> list[PairResult]:
         """Every document with passages shared with ``rel`` (or with ``text`` as ``rel``'s content).
@@ -558,6 +634,12 @@ class Workspace:
             )
             return [r for r in (self._unignored(r) for r in found) if r.passages]
 
+    def _unignored_scanned(self, pair: ScannedPair) -> ScannedPair:
+        """The pair without the passages the user chose to ignore."""
+        if not self.config.ignore:
+            return pair
+        return pair.keeping(lambda p: not self.config.is_ignored(pair.a, pair.b, p.digest))
+
     def _unignored(self, result: PairResult) -> PairResult:
         """The result without the passages the user chose to ignore."""
         if not self.config.ignore:
@@ -569,6 +651,9 @@ class Workspace:
             if not self.config.is_ignored(a, b, passage_digest(result.a, result.b, p))
         ]
         return result if len(kept) == len(result.passages) else result.with_passages(kept)
+
+
+_NO_ROLE = Role()
 
 
 def _size(keys: DocumentKeys) -> int:

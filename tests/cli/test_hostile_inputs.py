@@ -226,8 +226,8 @@ def test_a_file_gone_before_its_pair_is_compared_leaves_the_rest(
     workspace = Workspace.open(folder, saved=False)
     workspace.refresh()
     (folder / "b.txt").unlink()
-    results = workspace.pairs(parallel=parallel)
-    assert [(r.a.name, r.b.name) for r in results] == [("a.txt", "c.txt")]
+    results = workspace.scan(parallel=parallel)
+    assert [(r.a, r.b) for r in results] == [("a.txt", "c.txt")]
 
 
 @pytest.mark.parametrize(

@@ -36,11 +36,13 @@ from doublet.cluster import ClusterError, dask_cluster
 from doublet.config import DEFAULT_SOURCE, DEFAULTS, ConfigError
 from doublet.discovery import walk_tree
 from doublet.engine.comparison import PairResult
+from doublet.engine.document import Document
 from doublet.engine.measures import measure_all
 from doublet.engine.modes import MODE_NAMES, MODES
 from doublet.index_store import IndexFileError
 from doublet.report_html import render_html
 from doublet.results import compare_data, listing_of, scan_data, texts_of, with_given
+from doublet.scanned import scanned
 from doublet.settings_table import BY_KEY
 from doublet.skipped import Skipped
 from doublet.workspace import Changes, Workspace
@@ -421,8 +423,13 @@ def _warn(workspace: Workspace) -> list[str]:
     return found
 
 
-def _write(data: dict, args: argparse.Namespace, texts: dict, started: float) -> None:
-    """Print a scan-shaped report in the format asked for."""
+#: The documents of a report's pairs by id, read when a rendering quotes them.
+Texts = Callable[[], dict[int, Document]]
+
+
+def _write(data: dict, args: argparse.Namespace, texts: Texts, started: float) -> None:
+    """Print a scan-shaped report in the format asked for (only the text and HTML
+    renderings read the documents)."""
     count = len(data["documents"])
     if args.format == "html":
         sys.stdout.write(_html(data, args, texts))
@@ -439,17 +446,17 @@ def _write(data: dict, args: argparse.Namespace, texts: dict, started: float) ->
         if getattr(args, "matrix", False):
             sys.stdout.write(render_matrix_text(data, highlight=sys.stdout.isatty()))
         else:
-            sys.stdout.write(render_pairs_text(data, texts))
+            sys.stdout.write(render_pairs_text(data, texts()))
         sys.stdout.write(render_summary(data, time.perf_counter() - started))
 
 
-def _html(data: dict, args: argparse.Namespace, texts: dict) -> str:
+def _html(data: dict, args: argparse.Namespace, texts: Texts) -> str:
     """The report page of a scan (report_html), titled with what was scanned."""
     title = "Doublet report: " + ", ".join(args.paths)
     threshold = args.configured_threshold  # --threshold, else doublet.toml's min_similarity
     return render_html(
         data,
-        {i: d.text for i, d in texts.items()},
+        {i: d.text for i, d in texts().items()},
         title=title,
         threshold=threshold,
         anonymize=getattr(args, "anonymize", False),
@@ -480,7 +487,7 @@ def run_scan(args: argparse.Namespace) -> int:
     return 0
 
 
-def _scan(args: argparse.Namespace) -> tuple[dict, dict]:
+def _scan(args: argparse.Namespace) -> tuple[dict, Texts]:
     """Scan the paths as the arguments say: the scan's data and its documents by id.
 
     A .zip is unpacked into a scratch folder first (removed at the end: its index is
@@ -503,10 +510,14 @@ def _scan(args: argparse.Namespace) -> tuple[dict, dict]:
                 f"--matrix shows at most {MATRIX_LIMIT} documents; found {len(listing.names)}"
             )
         warnings = _warn(workspace)
-        results = workspace.pairs(_progress(show_progress, "comparing"), parallel=True)
-        listing = with_given(listing, workspace, results)
-        data = scan_data(listing, results, inputs.skipped + skipped, warnings)
-        return data, texts_of(results, listing)
+        keep = workspace.selected is None and not args.no_index and not inputs.unpacked
+        pairs = workspace.scan(_progress(show_progress, "comparing"), parallel=True, keep=keep)
+        listing = with_given(listing, workspace, pairs)
+        data = scan_data(listing, pairs, inputs.skipped + skipped, warnings)
+        # read now, in the scratch folder's lifetime, and only for renderings that quote
+        quoted = getattr(args, "format", "html") in ("html", "text")
+        texts = texts_of(pairs, listing, workspace.document) if quoted else {}
+        return data, lambda: texts
 
 
 @dataclass
@@ -734,9 +745,11 @@ def run_similar(args: argparse.Namespace) -> int:
     warnings = _warn(workspace)
     results = workspace.similar(rel)
     listing = listing_of(workspace, shown, [rel] + [r.b.name for r in results])
-    data = scan_data(listing, results, skipped, warnings)
+    pairs = [scanned(r) for r in results]
+    data = scan_data(listing, pairs, skipped, warnings)
     args.matrix = False
-    _write(data, args, texts_of(results, listing), started)
+    documents = {r.b.name: r.b for r in results} | {rel: workspace.document(rel)}
+    _write(data, args, lambda: texts_of(pairs, listing, documents.__getitem__), started)
     return 0
 
 
@@ -773,7 +786,7 @@ def run_compare(args: argparse.Namespace) -> int:
     result = found[0] if found else PairResult.nothing(a, b)
     if result.a is not a:  # a pair found in a scan is ordered by name; keep A first
         result = result.swapped()
-    data = compare_data(listing_of(workspace, shown, names), result, measure_all(a, b))
+    data = compare_data(listing_of(workspace, shown, names), scanned(result), measure_all(a, b))
     if args.format == "json":
         json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")

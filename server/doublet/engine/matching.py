@@ -13,7 +13,7 @@ text, which only a scan aligns whole, boilerplate included (engine/candidates).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,21 +45,11 @@ class Settings:
     paraphrase: bool = True  # the paraphrase stage, for modes that have one
 
 
-#: Aligns candidates: (candidates, load, ignored keys, settings, progress) -> the pairs
-#: to report, in any order. ``align_candidates`` does it in this process; an adapter
-#: may hand the work to others (cli: several processes), with the same results.
-Aligner = Callable[
-    [list[Candidate], Callable[[str], Document], np.ndarray, Settings, Progress | None],
-    list[PairResult],
-]
-
-
 def all_pairs(
     index: Index,
     load: Callable[[str], Document],
     settings: Settings,
     progress: Progress | None = None,
-    aligner: Aligner | None = None,
 ) -> list[PairResult]:
     """Every pair of indexed documents with a passage and enough similarity, best first;
     and pairs of programs alike enough in what they say (LISTED_RESEMBLANCE) even
@@ -69,7 +59,7 @@ def all_pairs(
     candidates); ``progress`` wraps the loop over candidates (a progress bar).
     """
     candidates, ignored = all_candidates(index, settings.max_docs)
-    results = (aligner or align_candidates)(candidates, load, ignored, settings, progress)
+    results = align_candidates(candidates, load, ignored, settings, progress)
     results.sort(key=lambda r: (-r.resemblance.score, -r.longest, r.a.name, r.b.name))
     return results
 
@@ -82,6 +72,22 @@ def align_candidates(
     progress: Progress | None = None,
 ) -> list[PairResult]:
     """The candidates that share a passage (or, programs, resemble), aligned in order."""
+    return [
+        result
+        for result in align_each(candidates, load, ignored, settings, progress)
+        if result is not None and _reported(result, settings)
+    ]
+
+
+def align_each(
+    candidates: list[Candidate],
+    load: Callable[[str], Document],
+    ignored: np.ndarray,
+    settings: Settings,
+    progress: Progress | None = None,
+) -> Iterator[PairResult | None]:
+    """Each candidate aligned, in order, reported or not (a scan keeps every outcome:
+    scan_store); None for one whose document the loader can no longer give."""
     usable: dict[str, Fingerprints] = {}  # each document's fingerprints minus the ignored
 
     def fingerprints_of(document: Document) -> Fingerprints:
@@ -89,20 +95,17 @@ def align_candidates(
             usable[document.name] = without(document.fingerprints, ignored)
         return usable[document.name]
 
-    results = []
     for candidate in progress(candidates) if progress else candidates:
         try:
             a, b = load(candidate.a), load(candidate.b)
         except Unavailable as exc:
             log.warning("left out of the comparison: %s", exc)
+            yield None
             continue
         fingerprints = None  # the documents' own: all of them, or none when not needed
         if not candidate.identical and (candidate.fingerprint_seeds or ignored.shape[0]):
             fingerprints = (fingerprints_of(a), fingerprints_of(b))
-        result = _align(a, b, fingerprints, candidate, settings)
-        if _reported(result, settings):
-            results.append(result)
-    return results
+        yield _align(a, b, fingerprints, candidate, settings)
 
 
 def similar(
@@ -166,11 +169,22 @@ LISTED_RESEMBLANCE = 0.1
 
 
 def _reported(result: PairResult, settings: Settings) -> bool:
-    if result.similarity < settings.min_similarity:
+    return reported(
+        result.similarity,
+        bool(result.passages),
+        result.resemblance.score if result.a.mode.lexical else None,
+        settings,
+    )
+
+
+def reported(
+    similarity: float, has_passages: bool, resemblance: float | None, settings: Settings
+) -> bool:
+    """Whether a pair is reported: similar enough, and with a passage; or, programs
+    (``resemblance`` is None for others), resembling each other enough."""
+    if similarity < settings.min_similarity:
         return False
-    if result.passages:
-        return True
-    return result.a.mode.lexical and result.resemblance.score >= LISTED_RESEMBLANCE
+    return has_passages or (resemblance is not None and resemblance >= LISTED_RESEMBLANCE)
 
 
 def without(fingerprints: Fingerprints, keys: np.ndarray) -> Fingerprints:

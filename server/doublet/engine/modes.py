@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from functools import cached_property
-from pathlib import PurePath
 from typing import Any
 
 from doublet.engine.chars import char_units, weigh_cjk
@@ -68,7 +67,7 @@ class Mode:
         """Names the normalization; k is mixed into every k-gram hash as well."""
         return salt_of(f"doublet/{self.name}/{self.keep_comments}")
 
-    @property
+    @cached_property
     def key_params(self) -> tuple:
         """Everything besides the text that decides a document's keys in the index."""
         return (
@@ -208,6 +207,14 @@ def detect_mode_name(filename: str | None) -> str:
     Prose covers Chinese, Japanese and Korean too (one character each, weighted),
     so a document that mixes scripts still matches documents in either script.
     """
-    if filename and PurePath(filename).suffix.lower() in CODE_EXTENSIONS:
+    if filename and _suffix(filename).lower() in CODE_EXTENSIONS:
         return "code"
     return "prose"
+
+
+def _suffix(filename: str) -> str:
+    """The file name's extension as ``PurePath.suffix`` gives it (a leading dot is no
+    extension), without a PurePath: a refresh asks it of every file."""
+    name = filename.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""

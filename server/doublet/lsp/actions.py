@@ -381,13 +381,14 @@ def report_page(workspace: Workspace) -> dict:
 def report_data(workspace: Workspace) -> tuple[dict, dict[int, str]]:
     """What ``doublet scan --format json`` prints for the workspace (paths relative to its
     root), and the text of each document of a pair by id."""
-    with workspace.lock:  # the pairs and the listing of one state of the index
-        results = workspace.pairs()
-        listing = with_given(listing_of(workspace, lambda name: name), workspace, results)
+    with workspace.lock:  # the pairs, the listing and the texts of one state of the index
+        pairs = workspace.scan()
+        listing = with_given(listing_of(workspace, lambda name: name), workspace, pairs)
         skipped = list(workspace.skipped)
         warnings = workspace.warnings()
-    texts = {i: document.text for i, document in texts_of(results, listing).items()}
-    return scan_data(listing, results, skipped, warnings), texts
+        documents = texts_of(pairs, listing, workspace.document)
+    texts = {i: document.text for i, document in documents.items()}
+    return scan_data(listing, pairs, skipped, warnings), texts
 
 
 async def show_match(ls: DoubletServer, args: tuple) -> dict:

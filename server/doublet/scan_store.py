@@ -1,0 +1,257 @@
+"""The pairs of the last scan, kept in ``.doublet/`` so that the next scan aligns only
+what changed.
+
+Aligning candidate pairs is most of a scan (3 ms a pair; a folder of 100,000
+documents has about 100,000 candidates), and a teacher scans the same folder
+again and again as submissions come in. What a candidate's alignment gives
+depends on nothing but:
+
+- the text of its two documents and how they are cut up (their modes);
+- which of their fingerprints are left out as boilerplate or template text;
+- the evidence that selected it (shared fingerprints, or the same text) and
+  whether the sentence stage runs.
+
+So each outcome is kept under a *signature* of each document (its content
+digest, its mode, the boilerplate and template keys it holds) and the evidence,
+and is used again when they are all the same. When the index holds exactly what
+it held at the last scan (the same saved copy, ``Workspace.index_state``) and the
+settings are the same, the kept outcomes are the answer and no candidate is even
+selected. A pair found again is the pair aligned again, to the byte (tests); a
+file that cannot be read, or is of another version, is a scan from scratch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+import doublet
+from doublet import index_store
+from doublet.engine.candidates import Candidate
+from doublet.engine.hashing import mix64
+from doublet.engine.index import FINGERPRINTS, Index
+from doublet.engine.matching import Settings
+from doublet.engine.passages import Passage, Side
+from doublet.engine.resemblance import Resemblance
+from doublet.scanned import ScannedPair, ScannedPassage
+
+log = logging.getLogger(__name__)
+
+FILE = "pairs.msgpack"
+MAGIC = b"DOUBLET-PAIRS\n"
+#: 1: the first
+VERSION = 1
+
+#: What a kept outcome was aligned from: (signature of A, of B, evidence).
+Basis = tuple[bytes, bytes, int]
+
+
+@dataclass
+class ScanStore:
+    """Outcomes of a scan's candidates by pair of names, and what they were aligned from."""
+
+    settings: bytes = b""  # settings_signature of the scan
+    state: str | None = None  # the index's state (Workspace.index_state) at the scan
+    outcomes: dict[tuple[str, str], tuple[Basis, ScannedPair]] = field(default_factory=dict)
+
+    def answer(self, settings: bytes, state: str | None) -> list[ScannedPair] | None:
+        """Every candidate's outcome, if the index and settings are those of the last
+        scan (nothing to select or align); else None."""
+        if state is None or state != self.state or settings != self.settings:
+            return None
+        return [pair for _, pair in self.outcomes.values()]
+
+    def settle(self, settings: bytes, state: str | None) -> None:
+        """From here on, outcomes of a scan with these settings, of this index state:
+        those of other settings are dropped."""
+        if settings != self.settings:
+            self.outcomes = {}
+        self.settings, self.state = settings, state
+
+    def kept(self, candidate: Candidate, basis: Basis | None) -> ScannedPair | None:
+        """The outcome kept for a candidate aligned from the same ``basis``, if any."""
+        if basis is None:
+            return None
+        found = self.outcomes.get((candidate.a, candidate.b))
+        return found[1] if found is not None and found[0] == basis else None
+
+    @staticmethod
+    def path_of(root: Path) -> Path:
+        return root / index_store.FOLDER / FILE
+
+    @classmethod
+    def load(cls, root: Path) -> ScanStore:
+        """The kept pairs of ``root``; none (logged) if the file cannot be used."""
+        path = cls.path_of(root)
+        if not path.exists():
+            return cls()
+        try:
+            data = index_store.read_checked(path, MAGIC, VERSION)
+            if data.get("doublet") != doublet.__version__:
+                return cls()
+            names = [str(name) for name in data["names"]]
+            outcomes = {}
+            for a, b, sig_a, sig_b, evidence, pair in data["pairs"]:
+                key = (names[a], names[b])
+                outcomes[key] = ((bytes(sig_a), bytes(sig_b), int(evidence)), _pair(*key, pair))
+            return cls(bytes(data["settings"]), data["state"], outcomes)
+        except index_store.IndexFileError as exc:
+            log.warning("the last scan's pairs are not used: %s", exc)
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            log.warning("the last scan's pairs are not used: %s: corrupt (%s)", path, exc)
+        return cls()
+
+    def save(self, root: Path) -> None:
+        """Write the store beside the index (atomically); a failure is only logged: the
+        next scan then aligns every pair again."""
+        names: dict[str, int] = {}
+        rows = []
+        for (a, b), (basis, pair) in self.outcomes.items():
+            ia, ib = names.setdefault(a, len(names)), names.setdefault(b, len(names))
+            rows.append([ia, ib, *basis, _plain(pair)])
+        data = {
+            "doublet": doublet.__version__,
+            "settings": self.settings,
+            "state": self.state,
+            "names": list(names),
+            "pairs": rows,
+        }
+        try:
+            index_store.write_checked(root, FILE, data, MAGIC, VERSION)
+        except OSError as exc:
+            log.warning("the scan's pairs were not kept: %s", exc.strerror or exc)
+
+
+def settings_signature(settings: Settings) -> bytes:
+    """What of the settings decides a candidate's outcome, besides its documents (the
+    boilerplate limit changes which keys a document has left out, below; the least
+    similarity only which outcomes are reported)."""
+    text = f"{doublet.__version__}|{settings.max_docs}|{settings.paraphrase}"
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()
+
+
+def evidence_of(candidate: Candidate) -> int:
+    """The evidence that changes how a candidate is aligned: copied passages are looked
+    for (shared fingerprints) and all keys kept (the same text)."""
+    return (candidate.fingerprint_seeds > 0) | (candidate.identical << 1)
+
+
+def document_signatures(
+    index: Index, names: Iterable[str], ignored: np.ndarray
+) -> dict[str, bytes | None]:
+    """Each document's signature: its content digest (from its stamp), its mode, and
+    the ignored fingerprint keys it holds; None for a document without a digest."""
+    wanted = sorted(set(names))
+    ids = [index.entry(name).id for name in wanted]
+    left_out = _ignored_per_document(index, ignored)
+    modes: dict[int, bytes] = {}
+    signatures: dict[str, bytes | None] = {}
+    for name, doc_id in zip(wanted, ids, strict=True):
+        entry = index.entry(name)
+        stamp = entry.stamp
+        if len(stamp) != 4 or not isinstance(stamp[2], str):
+            signatures[name] = None
+            continue
+        mode = modes.get(id(entry.mode))
+        if mode is None:
+            mode = modes[id(entry.mode)] = repr(sorted(entry.mode.as_data().items())).encode()
+        digest = hashlib.blake2b(digest_size=16)
+        digest.update(stamp[2].encode())
+        digest.update(mode)
+        digest.update(left_out.get(doc_id, 0).to_bytes(8, "little"))
+        signatures[name] = digest.digest()
+    return signatures
+
+
+def _ignored_per_document(index: Index, ignored: np.ndarray) -> dict[int, int]:
+    """For each document holding any ignored fingerprint key, a 64-bit sum of the mixed
+    distinct keys it holds (the same set, the same sum)."""
+    if ignored.shape[0] == 0:
+        return {}
+    keys = np.unique(ignored)
+    which, doc, _ = index.postings_of(FINGERPRINTS, keys)
+    if which.shape[0] == 0:
+        return {}
+    pairs = np.unique(doc.astype(np.int64) << 32 | which.astype(np.int64))
+    docs = pairs >> 32
+    mixed = mix64(keys[pairs & 0xFFFFFFFF].astype(np.uint64))
+    starts = np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]])
+    with np.errstate(over="ignore"):
+        sums = np.add.reduceat(mixed, starts)
+    return dict(zip(docs[starts].tolist(), sums.tolist(), strict=True))
+
+
+def basis_of(candidate: Candidate, signatures: dict[str, bytes | None]) -> Basis | None:
+    sig_a, sig_b = signatures[candidate.a], signatures[candidate.b]
+    if sig_a is None or sig_b is None:
+        return None
+    return (sig_a, sig_b, evidence_of(candidate))
+
+
+# --- a pair as plain values -------------------------------------------------------------
+
+
+def _plain(pair: ScannedPair) -> list:
+    r = pair.resemblance
+    return [
+        pair.a_covered,
+        pair.b_covered,
+        pair.a_units,
+        pair.b_units,
+        [r.structure, r.literals, r.names, r.score],
+        pair.lexical,
+        [_plain_passage(p) for p in pair.passages],
+    ]
+
+
+def _plain_passage(kept: ScannedPassage) -> list:
+    p = kept.passage
+    return [
+        [p.a.start, p.a.end, p.a.first, p.a.stop],
+        [p.b.start, p.b.end, p.b.first, p.b.stop],
+        p.matched,
+        p.score,
+        p.longest_run,
+        p.seeds,
+        p.paraphrase,
+        list(kept.a_lines),
+        list(kept.b_lines),
+        kept.digest,
+    ]
+
+
+def _pair(a: str, b: str, values: Sequence) -> ScannedPair:
+    a_covered, b_covered, a_units, b_units, resemblance, lexical, passages = values
+    return ScannedPair(
+        a,
+        b,
+        tuple(_passage(*p) for p in passages),
+        int(a_covered),
+        int(b_covered),
+        int(a_units),
+        int(b_units),
+        Resemblance(*(float(x) for x in resemblance)),
+        bool(lexical),
+    )
+
+
+def _passage(a, b, matched, score, longest_run, seeds, paraphrase, a_lines, b_lines, digest):
+    return ScannedPassage(
+        Passage(
+            Side(*a),
+            Side(*b),
+            int(matched),
+            float(score),
+            int(longest_run),
+            int(seeds),
+            bool(paraphrase),
+        ),
+        (int(a_lines[0]), int(a_lines[1])),
+        (int(b_lines[0]), int(b_lines[1])),
+        str(digest),
+    )

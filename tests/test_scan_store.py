@@ -1,0 +1,187 @@
+"""The last scan's pairs kept in .doublet/ (scan_store): used again only where nothing
+they were aligned from changed, so that a scan with them equals a scan without."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from doublet import workspace as workspace_module
+from doublet.scan_store import FILE, ScanStore
+from doublet.workspace import Workspace
+
+CLOUGH = Path(__file__).parent / "data" / "clough-stevenson"
+#: Answers to one task and its original: pairs of every kind (cut, light, heavy, none).
+ANSWERS = sorted(CLOUGH.glob("*taska.txt"))[:14]
+
+
+def _copy_answers(root: Path) -> list[str]:
+    root.mkdir(parents=True, exist_ok=True)
+    for path in ANSWERS:
+        shutil.copyfile(path, root / path.name)
+    return [path.name for path in ANSWERS]
+
+
+class _Counted:
+    """Counts the candidates aligned in this process (the scan's own aligner)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.aligned: list[tuple[str, str]] = []
+        align = workspace_module.align_here
+
+        def counting(candidates, *args, **kwargs):
+            self.aligned += [(c.a, c.b) for c in candidates]
+            return align(candidates, *args, **kwargs)
+
+        monkeypatch.setattr(workspace_module, "align_here", counting)
+
+
+def _scan_kept(root: Path):
+    """A scan as `doublet scan` runs one: the saved index, refreshed and saved, the
+    last scan's pairs used and kept."""
+    workspace = Workspace.open(root)
+    workspace.refresh()
+    workspace.save()
+    return workspace.scan(keep=True)
+
+
+def _scan_afresh(root: Path):
+    workspace = Workspace.open(root, saved=False)
+    workspace.refresh()
+    return workspace.scan()
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "answers"
+    _copy_answers(folder)
+    return folder
+
+
+def test_a_second_scan_of_an_unchanged_folder_aligns_nothing(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counted = _Counted(monkeypatch)
+    first = _scan_kept(root)
+    assert len(counted.aligned) > 20 and len(first) > 5
+    assert (root / ".doublet" / FILE).is_file()
+
+    def no_candidates(*args):
+        raise AssertionError("candidates were selected again")
+
+    monkeypatch.setattr(workspace_module, "all_candidates", no_candidates)
+    counted.aligned.clear()
+    again = _scan_kept(root)
+    assert counted.aligned == []
+    assert again == first
+
+
+def test_a_changed_file_aligns_only_its_own_pairs(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _scan_kept(root)
+    counted = _Counted(monkeypatch)
+    changed = ANSWERS[3].name
+    source = (root / ANSWERS[0].name).read_text(encoding="latin-1")
+    with (root / changed).open("a", encoding="latin-1") as out:
+        out.write("\n\n" + source[: len(source) // 2] + "\n")
+    found = _scan_kept(root)
+    assert counted.aligned and all(changed in pair for pair in counted.aligned)
+    assert found == _scan_afresh(root)
+    assert any({pair.a, pair.b} == {changed, ANSWERS[0].name} for pair in found)
+
+
+def test_settings_that_change_outcomes_are_not_answered_from_the_store(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = _scan_kept(root)
+    (root / "doublet.toml").write_text("paraphrase = false\n", encoding="latin-1")
+    counted = _Counted(monkeypatch)
+    without = _scan_kept(root)
+    assert counted.aligned  # aligned again, not taken from the store
+    assert without == _scan_afresh(root)
+    assert without != first
+
+
+def test_a_damaged_store_is_a_scan_from_scratch(
+    root: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    first = _scan_kept(root)
+    path = root / ".doublet" / FILE
+    raw = path.read_bytes()
+    path.write_bytes(raw[: len(raw) // 2])
+    counted = _Counted(monkeypatch)
+    with caplog.at_level(logging.WARNING, logger="doublet.scan_store"):
+        again = _scan_kept(root)
+    assert "checksum" in caplog.text
+    assert counted.aligned and again == first
+    assert ScanStore.load(root).outcomes  # written whole again
+
+
+def test_ignored_matches_are_left_out_of_kept_pairs_too(root: Path) -> None:
+    first = _scan_kept(root)
+    best = first[0]
+    digest = best.passages[0].digest
+    (root / "doublet.toml").write_text(
+        f'[[ignore]]\na = "{best.a}"\nb = "{best.b}"\ndigest = "{digest}"\n', encoding="utf-8"
+    )
+    again = _scan_kept(root)
+    assert again == _scan_afresh(root)
+    shown = [pair for pair in again if (pair.a, pair.b) == (best.a, best.b)]
+    assert all(digest not in [p.digest for p in pair.passages] for pair in shown)
+
+
+# --- any history of changes: a scan with the store equals a scan without ----------------
+
+_TEXTS = [path.read_text(encoding="latin-1") for path in ANSWERS]
+
+_CHANGES = st.one_of(
+    st.tuples(st.just("paste"), st.integers(0, 13), st.integers(0, 13)),
+    st.tuples(st.just("restore"), st.integers(0, 13), st.just(0)),
+    st.tuples(st.just("delete"), st.integers(0, 13), st.just(0)),
+    st.tuples(st.just("rename"), st.integers(0, 13), st.just(0)),
+    st.tuples(st.just("boilerplate"), st.sampled_from([2, 3, 4, 0.5]), st.just(0)),
+)
+
+
+def _apply(root: Path, names: list[str], change: tuple) -> None:
+    kind, i, j = change
+    if kind == "boilerplate":
+        (root / "doublet.toml").write_text(f"boilerplate = {i}\n", encoding="utf-8")
+        return
+    path = root / names[i]
+    if kind == "paste":  # half of another answer pasted in (more copies: more boilerplate)
+        base = path.read_text(encoding="latin-1") if path.exists() else _TEXTS[i]
+        path.write_text(base + "\n\n" + _TEXTS[j][: len(_TEXTS[j]) // 2], encoding="latin-1")
+    elif kind == "restore":
+        path.write_text(_TEXTS[i], encoding="latin-1")
+    elif kind == "delete":
+        path.unlink(missing_ok=True)
+    elif kind == "rename" and path.exists():
+        moved = root / ("moved-" + names[i])
+        path.rename(moved)
+        names[i] = moved.name
+
+
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(history=st.lists(_CHANGES, min_size=1, max_size=4))
+def test_after_any_changes_a_scan_with_the_store_equals_one_without(
+    tmp_path_factory: pytest.TempPathFactory, history: list[tuple]
+) -> None:
+    root = tmp_path_factory.mktemp("history") / "answers"
+    names = _copy_answers(root)
+    # a low boilerplate limit: a paste makes text of unchanged documents boilerplate
+    (root / "doublet.toml").write_text("boilerplate = 3\n", encoding="utf-8")
+    _scan_kept(root)
+    for change in history:
+        _apply(root, names, change)
+        assert _scan_kept(root) == _scan_afresh(root)
