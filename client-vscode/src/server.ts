@@ -140,12 +140,19 @@ export class ServerManager implements vscode.Disposable {
   }
 
   async stop(): Promise<void> {
+    // A start under way finishes first: a client stopped while it starts refuses to stop,
+    // and would run on, unknown to the next start.
+    await this.starting?.catch(() => undefined);
     const client = this.client;
     this.client = undefined;
     try {
       if (client) {
         await client.stop();
       }
+    } catch (error) {
+      // A server that does not answer the shutdown in time, or a client that never got
+      // to run: said, and not in the way of a restart (its process is ended below).
+      this.output.appendLine(`Stopping the server: ${(error as Error).message}`);
     } finally {
       // Given as streams, the bundled server is not the client's to end: after the
       // shutdown and exit it was sent, it is ended here if it is still running.
