@@ -5,6 +5,7 @@
 
 import * as vscode from 'vscode';
 import { compareSideBySide, diagnosticAt, openPassage } from './compare';
+import { CheckResult, afterCheck, afterFindSimilar } from './logic/answers';
 import { WorkspaceReport } from './logic/report';
 import { JsonRange, SimilarPassage } from './logic/similar';
 import { ServerStatus, statusText, statusTooltip, waitingMessage } from './logic/status';
@@ -64,8 +65,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     );
     view.show(editor.document.uri.toString(), passages ?? []);
     await vscode.commands.executeCommand('doublet.similar.focus');
-    if (!view.count) {
-      void vscode.window.showInformationMessage('Doublet: no similar passages found.');
+    const said = afterFindSimilar(view.count, vscode.workspace.getWorkspaceFolder(editor.document.uri) !== undefined);
+    if (said) {
+      void vscode.window.showInformationMessage(said);
     }
   });
 
@@ -76,12 +78,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       return;
     }
     const result = (await vscode.commands.executeCommand('doublet.checkDocument', editor.document.uri.toString())) as
-      | { checked: boolean; diagnostics: number }
+      | CheckResult
       | undefined;
-    if (result && !result.checked) {
-      void vscode.window.showInformationMessage('Doublet: this document is not part of the indexed folder.');
-    } else if (result && result.diagnostics === 0) {
-      void vscode.window.showInformationMessage('Doublet: no passage of this document matches another file.');
+    const said = afterCheck(result);
+    if (said) {
+      void vscode.window.showInformationMessage(said);
     }
   });
 

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
 import { ChildProcess } from 'child_process';
 import { LaunchReport, serverEnvironment } from './logic/bundle';
+import { firstFit, whyNotBundled } from './logic/firstFit';
 import { candidates } from './logic/python';
 import { Registrations } from './logic/registrations';
 import { ServerStatus } from './logic/status';
@@ -77,9 +78,9 @@ export class ServerManager implements vscode.Disposable {
    * How to run the server. With "doublet.python.path" set, that Python: as it is when
    * it has this version of Doublet (a developer's environment), else with the bundled
    * libraries, else from a private environment made with pip. Without it, the bundled
-   * libraries with the first Python found, started at once (launch.py checks that they
-   * fit while it starts); a Python with Doublet installed or the private environment
-   * only when they do not fit.
+   * libraries with the first Python they fit, started at once (launch.py checks that
+   * they fit while it starts); a Python with Doublet installed or the private
+   * environment only when they fit none.
    */
   private async serverOptions(): Promise<ServerOptions> {
     const version: string = this.context.extension.packageJSON.version;
@@ -101,20 +102,14 @@ export class ServerManager implements vscode.Disposable {
       }
       commands = [found.command];
     }
-    let reason = 'no Python could run the bundled server libraries';
-    for (const command of commands) {
-      const launch = await launchBundled(this.context.extensionPath, command, this.output);
-      if (launch.kind === 'started') {
-        return this.bundledServer(command, launch.process, launch.report);
-      }
-      reason = launch.reason;
-      if (launch.kind === 'does-not-fit') {
-        break;
-      }
+    const bundled = await firstFit(commands, (command) => launchBundled(this.context.extensionPath, command, this.output));
+    if ('started' in bundled) {
+      return this.bundledServer(bundled.command, bundled.started.process, bundled.started.report);
     }
     found ??= await findPython(this.output);
+    const reason = whyNotBundled(bundled.refused, found.command);
     if (found.info.doublet === version) {
-      this.output.appendLine(`Server: Doublet ${version} installed for ${found.command}`);
+      this.output.appendLine(`Server: Doublet ${version} installed for ${found.command} (no bundled server libraries for it: ${reason})`);
       return plain(found.command);
     }
     return plain(await privateEnvironment(this.context, found, reason, this.output));
@@ -145,12 +140,19 @@ export class ServerManager implements vscode.Disposable {
   }
 
   async stop(): Promise<void> {
+    // A start under way finishes first: a client stopped while it starts refuses to stop,
+    // and would run on, unknown to the next start.
+    await this.starting?.catch(() => undefined);
     const client = this.client;
     this.client = undefined;
     try {
       if (client) {
         await client.stop();
       }
+    } catch (error) {
+      // A server that does not answer the shutdown in time, or a client that never got
+      // to run: said, and not in the way of a restart (its process is ended below).
+      this.output.appendLine(`Stopping the server: ${(error as Error).message}`);
     } finally {
       // Given as streams, the bundled server is not the client's to end: after the
       // shutdown and exit it was sent, it is ended here if it is still running.

@@ -43,7 +43,9 @@ describe('the bundled server libraries', () => {
     assert.strictEqual(parseLaunchReport('doublet-launch: not json'), undefined);
   });
 
-  describe('launch.py, run by python3 in an extension laid out as the .vsix is', () => {
+  describe('launch.py, run by python3 in an extension laid out as the .vsix is', function () {
+    // Each test starts Python a few times: past mocha's 2 s on a busy 2-core machine.
+    this.timeout(20000);
     let extension: string;
     let python: string | undefined;
     const launch = (manifest: object | undefined) => {

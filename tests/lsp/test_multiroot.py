@@ -277,13 +277,49 @@ async def test_commands_act_on_the_folder_they_are_given(alpha: Path, beta: Path
         assert (alpha / "doublet.toml").read_text(encoding="utf-8") == alpha_config
 
 
-async def test_a_nested_folder_owns_its_documents(alpha: Path):
-    inner = alpha / "inner"
+OWNED = filler(5, 60)  # in alpha/own.txt and the nested folder's x.txt
+#: A folder inside alpha opened as a workspace folder of its own; its name holds glob
+#: characters, and alpha also holds a plain folder that the unescaped glob would match.
+NESTED, PLAIN = "in[n]er", "inner"
+
+
+def make_nested(alpha: Path) -> Path:
+    """alpha/in[n]er: its own doublet.toml and a pair sharing SHORT_B; x.txt also holds
+    OWNED, which alpha/own.txt holds too. alpha/inner/kept.txt holds CROSS, as
+    alpha/cross.txt does: a folder of alpha's own, not a workspace folder."""
+    inner = alpha / NESTED
     write(inner, "doublet.toml", "[prose]\nmin_length = 100\n")
-    write(inner, "x.txt", filler(40, 100), SHORT_B, filler(41, 100))
+    write(inner, "x.txt", filler(40, 100), SHORT_B, filler(41, 100), OWNED, filler(44, 50))
     write(inner, "y.txt", filler(42, 100), SHORT_B, filler(43, 100))
+    write(alpha, "own.txt", filler(45, 120), OWNED, filler(46, 120))
+    write(alpha, f"{PLAIN}/kept.txt", filler(47, 120), CROSS, filler(48, 120))
+    return inner
+
+
+def documents_of(current: dict) -> dict[str, int]:
+    return {f["name"]: f["documents"] for f in current["folders"]}
+
+
+async def counted(client: DoubletClient, expected: dict[str, int]) -> dict:
+    """The status once every folder is ready with ``expected`` documents."""
+
+    async def check() -> dict | None:
+        current = await ready(client)
+        return current if documents_of(current) == expected else None
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + TIMEOUT
+    while (current := await check()) is None:
+        assert loop.time() < deadline, f"not {expected}: {await status(client)}"
+        await asyncio.sleep(0.05)
+    return current
+
+
+async def test_a_nested_folder_owns_its_documents(alpha: Path):
+    inner = make_nested(alpha)
     async with folders_session([alpha, inner]) as client:
-        await all_ready(client, 2)
+        # alpha: one, two, cross, own and inner/kept; the nested folder's two are its own
+        await counted(client, {"alpha": 5, NESTED: 2})
         x = open_document(client, inner, "x.txt")
         [found] = await published(client, x, where=lambda d: len(d) == 1)
         assert matching([found], uri(inner, "y.txt"))
@@ -291,6 +327,61 @@ async def test_a_nested_folder_owns_its_documents(alpha: Path):
         # the inner folder's document is answered from the inner folder's index
         [similar] = await command(client, "doublet.findSimilar", x)
         assert similar["other"]["path"] == "y.txt"
+
+        # alpha neither diagnoses nor pairs the nested folder's files ...
+        own = open_document(client, alpha, "own.txt")
+        assert await published(client, own) == []
+        assert await command(client, "doublet.findSimilar", own) == []
+        report = await command(client, "doublet.workspaceReport", alpha.as_uri())
+        assert (report["documents"], report["pairs"]) == (5, 2)  # one-two, cross-inner/kept
+        assert NESTED not in report["html"]
+        # ... but keeps its own folder named like the nested one's unescaped glob
+        cross = open_document(client, alpha, CROSSED)
+        [found] = await published(client, cross, where=lambda d: len(d) == 1)
+        assert matching([found], uri(alpha, f"{PLAIN}/kept.txt"))
+
+        # a file written into the nested folder is that folder's only
+        since = mark(client)
+        write(inner, "z.txt", filler(49, 100), OWNED, filler(50, 100))
+        await counted(client, {"alpha": 5, NESTED: 3})
+        await published(
+            client, x, since=since, where=lambda d: bool(matching(d, uri(inner, "z.txt")))
+        )
+        await nothing_published(client, own, since=since)
+
+
+async def test_a_nested_folder_added_takes_its_files_and_removed_gives_them_back(alpha: Path):
+    inner = make_nested(alpha)
+    async with folders_session([alpha]) as client:
+        await counted(client, {"alpha": 7})
+        own = open_document(client, alpha, "own.txt")
+        x = open_document(client, inner, "x.txt")
+        [found] = await published(client, own, where=lambda d: len(d) == 1)
+        assert matching([found], uri(inner, "x.txt"))
+        await published(client, x, where=lambda d: bool(matching(d, uri(alpha, "own.txt"))))
+
+        # added: alpha's index lets go of the nested folder's files
+        since = mark(client)
+        change_folders(client, added=[inner])
+        await counted(client, {"alpha": 5, NESTED: 2})
+        assert await published(client, own, since=since) == []
+        found = await published(client, x, since=since, where=lambda d: len(d) == 1)
+        assert matching(found, uri(inner, "y.txt")) and not matching(found, uri(alpha, "own.txt"))
+        assert await command(client, "doublet.findSimilar", own) == []
+        report = await command(client, "doublet.workspaceReport", alpha.as_uri())
+        assert report["documents"] == 5
+
+        # removed: they are alpha's again, and x.txt is checked there
+        since = mark(client)
+        change_folders(client, removed=[inner])
+        await counted(client, {"alpha": 7})
+        [found] = await published(client, own, since=since, where=lambda d: len(d) == 1)
+        assert matching([found], uri(inner, "x.txt"))
+        await published(
+            client, x, since=since, where=lambda d: bool(matching(d, uri(alpha, "own.txt")))
+        )
+        [similar] = await command(client, "doublet.findSimilar", own)
+        assert similar["other"]["path"] == f"{NESTED}/x.txt"
 
 
 async def test_a_client_without_workspace_folders_gets_its_root_as_the_one_folder(alpha: Path):

@@ -531,6 +531,9 @@ test('8. a multi-root workspace: an index per folder, and nothing matched across
   await fsp.mkdir(notes);
   await fsp.copyFile(path.join(EXAMPLES, SOURCE), path.join(notes, 'one.md'));
   await fsp.copyFile(path.join(EXAMPLES, ESSAY), path.join(notes, 'two.txt'));
+  // and a copy of the essay beside the two folders, in neither
+  const loose = path.join(path.dirname(examples), 'loose.txt');
+  await fsp.copyFile(path.join(EXAMPLES, ESSAY), loose);
   const workspace = path.join(path.dirname(examples), 'both.code-workspace');
   await fsp.writeFile(workspace, JSON.stringify({ folders: [{ path: 'examples' }, { path: 'notes' }] }));
   const options = { name: 'ext-multi-root', folder: workspace, vsix: [VSIX], settings: { 'doublet.python.path': VENV_PYTHON }, openFile: path.join(examples, ESSAY) };
@@ -563,6 +566,19 @@ test('8. a multi-root workspace: an index per folder, and nothing matched across
         return s && /Doublet: \d+ documents/.test(s.text) ? s : null;
       }, { what: 'the Doublet status bar item' });
       assert.equal(status.text, `Doublet: ${documentCount + 2} documents`);
+    });
+
+    await step(t, wb, 'a file outside both folders is not checked, and Find Similar Passages says so', async () => {
+      await wb.openFile(loose); // by its absolute path in Quick Open
+      await wb.clearNotifications();
+      await wb.runCommand('Doublet: Find Similar Passages');
+      await wb.waitForNotification('Doublet: loose.txt is outside every workspace folder; only files inside a folder are checked', { timeout: 20_000 });
+      await wb.page.waitForTimeout(1000); // the extension's own message would follow the answer at once
+      const shown = (await wb.notifications()).map((n) => n.message);
+      assert.ok(!shown.some((m) => m.includes('no similar passages found')), `not "nothing found", as if it had been compared: ${JSON.stringify(shown)}`);
+      const problems = await wb.problems();
+      assert.ok(!problems.some((r) => r.file?.endsWith('loose.txt') && r.source === 'doublet'), JSON.stringify(problems));
+      await shot('outside');
     });
   });
 });

@@ -4,7 +4,8 @@ An editor may open several folders at once (a multi-root workspace). Each is a
 doublet workspace of its own — its own ``.doublet/`` index and doublet.toml,
 its own editor settings (VS Code's resource-scoped settings differ per
 folder), watcher, debounced save, state and warnings — so nothing matches
-across folders, as nothing does across two runs of ``doublet scan``.
+across folders, as nothing does across two runs of ``doublet scan``. A folder
+opened inside another one owns its files: the outer one excludes it.
 
 The server (lsp/server.py) owns what folders share: the one worker thread, the
 client (progress, messages, settings requests), the open documents and their
@@ -22,6 +23,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -44,6 +46,26 @@ DISK_QUIET = 0.3
 
 #: done, total: files of a refresh read so far (called on the worker thread).
 Report = Callable[[int, int], None]
+
+#: Characters that a glob pattern would read as wildcards or escapes.
+_GLOB_SPECIAL = frozenset("\\*?[]")
+
+
+def folder_pattern(rel: str) -> str:
+    """An exclude pattern (gitignore-style, config.py) matching exactly the folder ``rel``
+    of the workspace and everything in it, whatever characters its name holds."""
+    escaped = "".join("\\" + c if c in _GLOB_SPECIAL else c for c in rel)
+    return f"/{escaped}/"
+
+
+def without_nested(config: Config, nested: Iterable[str]) -> Config:
+    """``config`` with the folders ``nested`` (folder-relative) excluded after the user's
+    own patterns, so that no pattern of theirs brings a file of those folders back."""
+    patterns = tuple(folder_pattern(rel) for rel in nested)
+    if not patterns:
+        return config
+    # our patterns, not the user's: built here, so nothing to report on them
+    return replace(config, exclude=config.exclude + patterns)
 
 
 class Host(Protocol):
@@ -193,6 +215,10 @@ class Folder:
         self._config_changed = False
         #: The editor removed the folder (work under way finishes, nothing follows it).
         self.closed = False
+        #: Folder-relative paths of the workspace folders inside this one: their files are
+        #: theirs (their own index and doublet.toml), so this folder leaves them out.
+        self.nested: tuple[str, ...] = ()
+        self._nested_applied: tuple[str, ...] = ()  # those the configuration leaves out
 
     def __repr__(self) -> str:
         return f"Folder({self.name!r}, {str(self.root)!r}, {self.state})"
@@ -215,6 +241,24 @@ class Folder:
 
     def uri_of(self, rel: str) -> str:
         return from_fs_path(str(self.root / rel)) or ""
+
+    def in_nested(self, rel: str) -> bool:
+        """Whether a folder-relative path lies in a workspace folder inside this one."""
+        return any(rel == inner or rel.startswith(inner + "/") for inner in self.nested)
+
+    def set_nested(self, nested: tuple[str, ...]) -> None:
+        """The workspace folders inside this one changed (one added or removed): their
+        files leave this folder's index, or come back to it, as after an edit of
+        doublet.toml's exclude."""
+        if nested == self.nested:
+            return
+        self.nested = nested
+        if self.closed or self.project is None or self.state == "indexing":
+            return  # start-up reads them; indexing reconfigures when it is done
+        self._config_changed = True
+        if self._disk_task is not None:
+            self._disk_task.cancel()
+        self._disk_task = asyncio.get_running_loop().create_task(self._after_quiet())
 
     # --- start-up and indexing ----------------------------------------------------------
 
@@ -249,7 +293,9 @@ class Folder:
         except ConfigError as exc:
             self.fail(str(exc), show=True)
             base = DEFAULTS
-        return self.settings.apply(base, lambda message: self.fail(message, show=True))
+        config = self.settings.apply(base, lambda message: self.fail(message, show=True))
+        self._nested_applied = self.nested
+        return without_nested(config, self.nested)
 
     async def index(self, rebuild: bool = False) -> None:
         """Bring the index up to date with progress, then analyse the open documents."""
@@ -302,6 +348,8 @@ class Folder:
             return
         self.host.relocate(self)  # buffers may have opened before the index
         self.host.reanalyse(self)
+        if self.nested != self._nested_applied:  # a folder inside came or went meanwhile
+            self._config_changed = True
         if self._disk_changes or self._config_changed:  # files changed while indexing
             self._disk_task = loop.create_task(self._after_quiet())
 
@@ -369,7 +417,8 @@ class Folder:
 
     def files_changed(self, paths: set[str]) -> None:
         """Called on the loop by the watcher; coalesces bursts into one refresh."""
-        if self.closed:
+        paths = {rel for rel in paths if not self.in_nested(rel)}  # the inner folder's
+        if self.closed or not paths:
             return
         self._disk_changes |= paths
         if "doublet.toml" in paths:

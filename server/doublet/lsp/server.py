@@ -109,6 +109,7 @@ class DoubletServer(LanguageServer):
             name = Path(file_path(root_uri) or "").name
             given = [types.WorkspaceFolder(uri=root_uri, name=name)]
         self.add_folders(given)
+        self.nest()
 
     def folder_of(self, uri: str) -> Folder | None:
         """The deepest folder holding a URI's file (or that is its folder), if any."""
@@ -140,6 +141,7 @@ class DoubletServer(LanguageServer):
             if folder is not None:
                 gone.append(folder)
         new = self.add_folders(added)
+        self.nest()
         self.reroute()
         for folder in gone:
             await folder.close()
@@ -166,6 +168,18 @@ class DoubletServer(LanguageServer):
                 self.tell_outside(document.uri)
             elif document.rel is not None and folder.state == "ready":
                 self.schedule(document, delay=0, why="open")
+
+    def nest(self) -> None:
+        """Tell each folder which workspace folders lie inside it: a document belongs to
+        the deepest folder holding it, so the outer one leaves their files out of its
+        index (nothing of theirs is diagnosed or paired there)."""
+        for folder in self.folders.values():
+            inside = sorted(
+                other.root.relative_to(folder.root).as_posix()
+                for other in self.folders.values()
+                if other is not folder and other.root.is_relative_to(folder.root)
+            )
+            folder.set_nested(tuple(inside))
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` in the background, keeping a reference until it is done."""
