@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +49,8 @@ VERSION = 1
 
 #: What a kept outcome was aligned from: (signature of A, of B, evidence).
 Basis = tuple[bytes, bytes, int]
+#: Whether an outcome is reported: (similarity, has passages, resemblance or None).
+Reported = Callable[[float, bool, "float | None"], bool]
 
 
 @dataclass
@@ -57,14 +59,22 @@ class ScanStore:
 
     settings: bytes = b""  # settings_signature of the scan
     state: str | None = None  # the index's state (Workspace.index_state) at the scan
-    outcomes: dict[tuple[str, str], tuple[Basis, ScannedPair]] = field(default_factory=dict)
+    #: By pair of names: the basis and the outcome (as read from the file, plain values,
+    #: until it is asked for: most of a scan's outcomes are only counted or passed on).
+    outcomes: dict[tuple[str, str], tuple[Basis, ScannedPair | list]] = field(default_factory=dict)
 
-    def answer(self, settings: bytes, state: str | None) -> list[ScannedPair] | None:
-        """Every candidate's outcome, if the index and settings are those of the last
-        scan (nothing to select or align); else None."""
+    def answer(
+        self, settings: bytes, state: str | None, reported: Reported
+    ) -> list[ScannedPair] | None:
+        """The outcomes that are ``reported``, if the index and settings are those of
+        the last scan (nothing to select or align); else None."""
         if state is None or state != self.state or settings != self.settings:
             return None
-        return [pair for _, pair in self.outcomes.values()]
+        return [
+            _pair(a, b, outcome) if isinstance(outcome, list) else outcome
+            for (a, b), (_, outcome) in self.outcomes.items()
+            if _reported(outcome, reported)
+        ]
 
     def settle(self, settings: bytes, state: str | None) -> None:
         """From here on, outcomes of a scan with these settings, of this index state:
@@ -78,7 +88,10 @@ class ScanStore:
         if basis is None:
             return None
         found = self.outcomes.get((candidate.a, candidate.b))
-        return found[1] if found is not None and found[0] == basis else None
+        if found is None or found[0] != basis:
+            return None
+        outcome = found[1]
+        return _pair(candidate.a, candidate.b, outcome) if isinstance(outcome, list) else outcome
 
     @staticmethod
     def path_of(root: Path) -> Path:
@@ -97,8 +110,10 @@ class ScanStore:
             names = [str(name) for name in data["names"]]
             outcomes = {}
             for a, b, sig_a, sig_b, evidence, pair in data["pairs"]:
-                key = (names[a], names[b])
-                outcomes[key] = ((bytes(sig_a), bytes(sig_b), int(evidence)), _pair(*key, pair))
+                if not isinstance(pair, list) or len(pair) != len(_FIELDS):
+                    raise ValueError("an outcome of another shape")
+                basis = (bytes(sig_a), bytes(sig_b), int(evidence))
+                outcomes[names[a], names[b]] = (basis, pair)
             return cls(bytes(data["settings"]), data["state"], outcomes)
         except index_store.IndexFileError as exc:
             log.warning("the last scan's pairs are not used: %s", exc)
@@ -113,7 +128,7 @@ class ScanStore:
         rows = []
         for (a, b), (basis, pair) in self.outcomes.items():
             ia, ib = names.setdefault(a, len(names)), names.setdefault(b, len(names))
-            rows.append([ia, ib, *basis, _plain(pair)])
+            rows.append([ia, ib, *basis, pair if isinstance(pair, list) else _plain(pair)])
         data = {
             "doublet": doublet.__version__,
             "settings": self.settings,
@@ -194,6 +209,18 @@ def basis_of(candidate: Candidate, signatures: dict[str, bytes | None]) -> Basis
 
 
 # --- a pair as plain values -------------------------------------------------------------
+
+_FIELDS = ("a_covered", "b_covered", "a_units", "b_units", "resemblance", "lexical", "passages")
+
+
+def _reported(outcome: ScannedPair | list, reported: Reported) -> bool:
+    """``reported`` of an outcome, asked of its plain values without making the pair."""
+    if isinstance(outcome, ScannedPair):
+        score = outcome.resemblance.score if outcome.lexical else None
+        return reported(outcome.similarity, bool(outcome.passages), score)
+    a_covered, b_covered, a_units, b_units, resemblance, lexical, passages = outcome
+    similarity = (a_covered + b_covered) / max(a_units + b_units, 1)
+    return reported(similarity, bool(passages), resemblance[3] if lexical else None)
 
 
 def _plain(pair: ScannedPair) -> list:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from doublet.engine.comparison import PairResult, passage_digest
 from doublet.engine.passages import Passage, union_length
@@ -56,12 +57,14 @@ class ScannedPair:
     def b_coverage(self) -> float:
         return self.b_covered / max(self.b_units, 1)
 
-    @property
+    @cached_property
     def exact_coverage(self) -> float:
-        matched = sum(p.passage.matched for p in self.passages)
+        matched = 0
+        for p in self.passages:
+            matched += p.passage.matched
         return min(matched / max(self.a_units + self.b_units, 1), 1.0)
 
-    @property
+    @cached_property
     def longest(self) -> int:
         """Length in characters (of A's text) of the longest passage, 0 if none."""
         return max((p.passage.a.end - p.passage.a.start for p in self.passages), default=0)

@@ -228,8 +228,9 @@ class Workspace:
         """Every indexed document as (relative path, characters, mode name), sorted."""
         rows = []
         for entry in self.index.entries():
-            stamp = _Stamp.unpack(entry.stamp)
-            rows.append((entry.name, stamp.chars if stamp else 0, entry.mode.name))
+            stamp = entry.stamp  # _Stamp packed: (size, mtime, digest, chars)
+            chars = stamp[3] if len(stamp) == 4 and isinstance(stamp[3], int) else 0
+            rows.append((entry.name, chars, entry.mode.name))
         return rows
 
     def is_document(self, rel: str) -> bool:
@@ -566,23 +567,26 @@ class Workspace:
             signature = settings_signature(settings)
             state = self.index_state()
             store = ScanStore.load(self.root) if keep else ScanStore()
-            outcomes = store.answer(signature, state)
-            if outcomes is None:
+
+            def reported(similarity: float, passages: bool, resemblance: float | None) -> bool:
+                return matching.reported(similarity, passages, resemblance, settings)
+
+            found = store.answer(signature, state, reported)
+            if found is None:
                 store.settle(signature, state)
                 outcomes = self._align_scan(store, settings, progress, parallel)
                 if keep:
                     store.save(self.root)
-            found = [
-                pair
-                for pair in outcomes
-                if pair is not None
-                and matching.reported(
-                    pair.similarity,
-                    bool(pair.passages),
-                    pair.resemblance.score if pair.lexical else None,
-                    settings,
-                )
-            ]
+                found = [
+                    pair
+                    for pair in outcomes
+                    if pair is not None
+                    and reported(
+                        pair.similarity,
+                        bool(pair.passages),
+                        pair.resemblance.score if pair.lexical else None,
+                    )
+                ]
             kept = [(pair, self._unignored_scanned(pair)) for pair in found]
             return ranked([shown for pair, shown in kept if shown.passages or not pair.passages])
 

@@ -136,6 +136,22 @@ async def test_a_restart_reuses_the_saved_index(folder: Path):
         assert diagnostic.range == source_range(folder)
 
 
+async def test_a_restart_answers_from_the_saved_index_while_it_is_refreshed(folder: Path):
+    async with session(folder) as client:
+        await ready(client)
+    # written while the server was down: the next start reads them (a second or two)
+    for number in range(3):
+        (folder / f"zz-big-{number}.txt").write_text(filler(20 + number, 600_000), "utf-8")
+    async with session(folder) as client:
+        essay = open_document(client, folder, ESSAY)
+        found = await published(client, essay, where=lambda d: len(d) == 2)
+        assert matching(found, uri(folder, SOURCE)) and matching(found, uri(folder, EDITED))
+        assert (await status(client))["state"] == "indexing", "answered only once indexed"
+        await ready(client)
+        # checked again once the index is current: the same two matches
+        assert len(client.diagnostics[uri(folder, ESSAY)]) == 2
+
+
 async def test_a_restart_reads_only_what_changed_while_the_server_was_down(folder: Path):
     async with session(folder) as client:
         await ready(client)

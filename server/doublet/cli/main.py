@@ -24,6 +24,7 @@ from typing import TypeVar
 from doublet import __version__, lms, unzip
 from doublet.cli.report import (
     render_compare_text,
+    render_json,
     render_matrix_csv,
     render_matrix_text,
     render_pairs_csv,
@@ -438,8 +439,7 @@ def _write(data: dict, args: argparse.Namespace, texts: Texts, started: float) -
     elif args.format == "json":
         if getattr(args, "matrix", False):
             data["matrix"] = similarity_matrix(count, data)
-        json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        sys.stdout.write(render_json(data))
     elif args.format == "csv":
         sys.stdout.write(render_matrix_csv(data) if args.matrix else render_pairs_csv(data))
     else:

@@ -93,6 +93,10 @@ class Host(Protocol):
         """Set each folder's ``settings`` from the client's."""
         ...
 
+    async def analyse_now(self, folder: Folder) -> None:
+        """Analyse the folder's open documents at once, and wait for their diagnostics."""
+        ...
+
     def label(self, folder: Folder) -> str:
         """``"name: "`` to put before what is said of a folder when there are several."""
         ...
@@ -219,6 +223,16 @@ class Folder:
         #: theirs (their own index and doublet.toml), so this folder leaves them out.
         self.nested: tuple[str, ...] = ()
         self._nested_applied: tuple[str, ...] = ()  # those the configuration leaves out
+        #: The index was loaded from the last session's save: open documents are checked
+        #: against it at once, and again when the refresh has brought it up to date.
+        self.from_saved = False
+
+    @property
+    def answers(self) -> bool:
+        """Whether open documents are analysed now: when the folder is ready, and while
+        it starts or indexes from a saved index (diagnostics within a second of start;
+        Find Similar still waits for the index, ``indexed``)."""
+        return self.state == "ready" or (self.from_saved and self.state in ("starting", "indexing"))
 
     def __repr__(self) -> str:
         return f"Folder({self.name!r}, {str(self.root)!r}, {self.state})"
@@ -280,6 +294,10 @@ class Folder:
         # watch before indexing, so that nothing written meanwhile is missed
         self.watcher = Watcher(self.project.root, asyncio.get_running_loop(), self.files_changed)
         self.watcher.start()
+        if len(self.project.index):  # the last session's index: its answers first
+            self.from_saved = True
+            self.host.relocate(self)
+            await self.host.analyse_now(self)
         await self.index()
 
     def current_config(self) -> Config:
@@ -301,6 +319,8 @@ class Folder:
         """Bring the index up to date with progress, then analyse the open documents."""
         if self.project is None or self.closed:
             return
+        if rebuild:  # nothing to answer from until it is built
+            self.from_saved = False
         self.state = "indexing"
         self.indexed.clear()
         self.host.notify_status()

@@ -166,7 +166,7 @@ class DoubletServer(LanguageServer):
             self.clear(document.uri)
             if folder is None:
                 self.tell_outside(document.uri)
-            elif document.rel is not None and folder.state == "ready":
+            elif document.rel is not None and folder.answers:
                 self.schedule(document, delay=0, why="open")
 
     def nest(self) -> None:
@@ -205,6 +205,13 @@ class DoubletServer(LanguageServer):
         for document in list(self.opened.values()):
             if document.folder is folder:
                 document.rel = folder.rel_of(document.uri)
+
+    async def analyse_now(self, folder: Folder) -> None:
+        if "index" not in CHECKED_ON[folder.settings.checks_on]:
+            return
+        for document in list(self.opened.values()):
+            if document.folder is folder and document.rel is not None:
+                await self.analyse(document, 0)
 
     def reanalyse(self, folder: Folder) -> None:
         for document in list(self.opened.values()):
@@ -349,7 +356,7 @@ class DoubletServer(LanguageServer):
         self.opened[uri] = document
         if folder is None:
             self.tell_outside(uri)
-        elif document.rel is not None and folder.state == "ready":
+        elif document.rel is not None and folder.answers:
             self.schedule(document, delay=0, why="open")
 
     async def close_document(self, uri: str) -> None:
@@ -401,7 +408,7 @@ class DoubletServer(LanguageServer):
         folder = document.folder
         if folder is None or folder.project is None or document.rel is None:
             return
-        if folder.state != "ready":
+        if not folder.answers:
             return  # indexing analyses every open document when it is done
         text_document = self.workspace.get_text_document(document.uri)
         version, text = text_document.version, text_document.source
