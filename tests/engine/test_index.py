@@ -316,3 +316,28 @@ def test_renaming_a_document_to_its_own_name_changes_nothing():
     index.add("a.txt", document("a.txt", text_of([0, 1])).keys, PROSE)
     index.rename("a.txt", "a.txt")
     assert index.names() == ["a.txt"]
+
+
+@given(
+    lengths=st.lists(st.integers(0, 300), min_size=1, max_size=60),
+    cut=st.integers(1, 60),
+    probes=st.lists(st.integers(0, 20_000), max_size=50),
+)
+def test_owners_extended_with_new_documents_answer_as_built_afresh(
+    lengths: list[int], cut: int, probes: list[int]
+) -> None:
+    """The table of owners grown as documents are added (an editor's edits) finds the
+    same document for every position as one built for all of them at once."""
+    from doublet.engine.index import _Owners
+
+    starts = np.cumsum([0] + [n + 1 for n in lengths[:-1]]).astype(np.int64)
+    end = int(starts[-1] + lengths[-1] + 1)
+    cut = min(cut, len(lengths))
+    grown = _Owners(starts[:cut], int(starts[cut - 1] + lengths[cut - 1] + 1))
+    for more in range(cut + 1, len(lengths) + 1):
+        stop = int(starts[more - 1] + lengths[more - 1] + 1)
+        grown = grown.extended(starts[:more], stop)
+    at = np.array([p % end for p in probes] + list(range(end)), dtype=np.int64)
+    expected = np.searchsorted(starts, at, side="right") - 1
+    assert np.array_equal(grown.of(at), expected)
+    assert np.array_equal(_Owners(starts, end).of(at), expected)
