@@ -464,6 +464,14 @@ class Workspace:
             _, oldest = self._keys.popitem(last=False)
             self._cached_keys -= _size(oldest)
 
+    def _forget_all(self) -> None:
+        """Drop every document's text and keys kept in memory (a scan's selection of
+        candidates needs the room more)."""
+        self._documents.clear()
+        self._recent.clear()
+        self._keys.clear()
+        self._cached_chars = self._cached_keys = 0
+
     def _forget(self, rel: str) -> None:
         """Drop everything cached about a path (it changed, moved or went away)."""
         dropped = self._documents.pop(rel, None)
@@ -599,6 +607,8 @@ class Workspace:
     ) -> list[ScannedPair | None]:
         """Every candidate's outcome: kept in ``store`` if aligned from the same basis,
         else aligned now; ``store`` then holds this scan's outcomes only."""
+        if parallel:  # the workers read and cut up what they align: nothing to keep here
+            self._forget_all()
         candidates, ignored = all_candidates(self.index, settings.max_docs)
         signatures = document_signatures(
             self.index, (name for c in candidates for name in (c.a, c.b)), ignored

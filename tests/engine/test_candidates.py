@@ -433,3 +433,25 @@ def test_clustered_groups_of_pairs_of_a_folder_past_46_340_documents() -> None:
     assert clustered_groups(pairs, positions, 500, 2).tolist() == sorted(
         [3 * n + 99_999, 99_998 * n + 99_999, 5 * n + 7]
     )
+
+
+def test_a_folder_taken_a_part_of_the_pairs_at_a_time_gives_the_same_candidates(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Clough & Stevenson's answers (copies, revisions, rewordings and programs' worth of
+    shared keys): selected in many parts, the same candidates and evidence as at once."""
+    from pathlib import Path
+
+    from doublet.engine import candidates as candidates_module
+    from doublet.sources import read_document
+
+    folder = Path(__file__).parents[1] / "data" / "clough-stevenson"
+    index = Index()
+    for path in sorted(folder.glob("*.txt")):
+        text = read_document(path, path.read_bytes())
+        index.add(path.name, Document(path.name, text, PROSE).keys, PROSE)
+    whole, ignored = all_candidates(index, max_docs=50)
+    monkeypatch.setattr(candidates_module, "PAIRS_PER_PART", 500)
+    parted, ignored_parted = all_candidates(index, max_docs=50)
+    assert len(whole) > 100
+    assert parted == whole and np.array_equal(ignored_parted, ignored)

@@ -89,6 +89,12 @@ MIN_PAIRING = 100
 #: On PAN 2013 in one folder, 100 and 30 find the same reuse (plagdet 0.883 and
 #: 0.882); on the 24,000 pieces of novels, 30 aligns a third as many pairs.
 SENTENCE_PAIRING = 30
+
+#: Seeds (pairs of postings of one key) made at once when selecting a folder's
+#: candidates: past this, the pairs of documents are taken a part at a time, so that
+#: memory stays about 16 bytes a seed times this (the seeds of the 100,000-document
+#: folder need 1.4 GB at once).
+PAIRS_PER_PART = 8_000_000
 #: A pair needs one sentence seed for every this many pairs of keyed sentences it
 #: has: two long texts on one topic share a loosely alike pair of sentences by
 #: chance (two 20 KB pieces of one novel, 200 sentences each, need 4 seeds; two
@@ -197,6 +203,9 @@ class _Postings:
         counts = np.diff(np.r_[starts, keys.shape[0]])
         new_doc = new_key | np.r_[True, docs[1:] != docs[:-1]]
         documents = np.add.reduceat(new_doc.astype(np.int64), starts)
+        if keys.shape[0] < 2**31:  # per distinct key: half the memory (millions of keys)
+            starts, counts = starts.astype(np.int32), counts.astype(np.int32)
+            documents = documents.astype(np.int32)
         # half the memory for the pairs made of them (ids and positions fit 32 bits)
         docs = docs.astype(np.int32) if docs.max() < 2**31 else docs
         return _Postings(keys, docs, positions.astype(np.uint32), starts, counts, documents)
@@ -217,9 +226,17 @@ class _Postings:
         """Keys found in more than ``limit`` documents (sorted)."""
         return self.keys[self.starts[self.documents > limit]]
 
-    def pairs(self) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    def pair_count(self) -> int:
+        """How many (posting, posting) pairs of one key :meth:`pairs` makes at most."""
+        shared = self.counts[self.documents >= 2].astype(np.int64)
+        return int((shared * (shared - 1) // 2).sum())
+
+    def pairs(
+        self, part: int = 0, parts: int = 1
+    ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
         """Every two postings of one key in different documents, in chunks of (doc a, doc b,
-        at a, at b) with doc a < doc b: one chunk per number of postings per key."""
+        at a, at b) with doc a < doc b: one chunk per number of postings per key. With
+        ``parts``, only the pairs of documents in ``part`` (:func:`part_of`)."""
         docs, positions = self.docs, self.positions
         shared = np.flatnonzero(self.documents >= 2)
         counts = self.counts[shared]
@@ -232,8 +249,21 @@ class _Postings:
             at_a, at_b = rows[:, left].ravel(), rows[:, right].ravel()
             doc_a, doc_b = docs[at_a], docs[at_b]
             different = doc_a != doc_b  # rows are sorted by document, so doc_a <= doc_b
+            if parts > 1:
+                different &= part_of(doc_a, doc_b, parts) == part
             at_a, at_b = at_a[different], at_b[different]
             yield doc_a[different], doc_b[different], positions[at_a], positions[at_b]
+
+
+def _parts(seeds: int) -> int:
+    """In how many parts to make pairs of documents that make ``seeds`` seeds."""
+    return max(1, -(-seeds // PAIRS_PER_PART))
+
+
+def part_of(doc_a: np.ndarray, doc_b: np.ndarray, parts: int) -> np.ndarray:
+    """Which of ``parts`` a pair of documents belongs to: every seed of one pair, of
+    every kind of key, in the same part, and the parts about even."""
+    return (doc_a.astype(np.int64) + doc_b) % parts
 
 
 def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.ndarray]:
@@ -251,31 +281,45 @@ def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.nda
     evidence: dict[tuple[int, int], list[int]] = {}
 
     n = index.id_count()
+    # The pairs of documents sharing a key are made a part of the pairs at a time (a
+    # folder of 100,000 documents makes tens of millions), and the sentence keys'
+    # postings are let go before the fingerprints' are taken.
+    reworded = _Postings.of(*index.live_postings(SENTENCES))
+    reworded = reworded.without_keys(_ignored(reworded, templates, min(pairing, SENTENCE_PAIRING)))
+    parts = _parts(reworded.pair_count())
+    found_parts = [
+        _sentence_seeds(
+            _sentence_pairs(a.astype(np.int64) * n + b, at_a, at_b)
+            for a, b, at_a, at_b in reworded.pairs(part, parts)
+        )
+        for part in range(parts)
+    ]
+    del reworded
+    pair_ids = np.concatenate([ids for ids, _ in found_parts])  # each pair in one part
+    seeds = np.concatenate([counts for _, counts in found_parts])
+
     copied = _Postings.of(*index.live_postings(FINGERPRINTS))
     ignored = _ignored(copied, templates, max_docs)
     identical = _identical_pairs(copied, n, templates, pairing)
     copied = copied.without_keys(_ignored(copied, templates, pairing))
-    dense, sharing = _dense_pairs(copied, n, reach, min_seeds)
-    for p, count in dense:
-        evidence[divmod(p, n)] = [count, 0, 0, 0]
-    del copied
     for p in identical.tolist():
         evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[3] = 1
-    reworded = _Postings.of(*index.live_postings(SENTENCES))
-    limit = min(pairing, SENTENCE_PAIRING)
-    reworded = reworded.without_keys(_ignored(reworded, templates, limit))
-    pair_ids, seeds = _sentence_seeds(
-        _sentence_pairs(a.astype(np.int64) * n + b, at_a, at_b)
-        for a, b, at_a, at_b in reworded.pairs()
-    )
-    shares = _isin_sorted(pair_ids, sharing)
+    shares = np.zeros(pair_ids.shape[0], dtype=bool)  # the pair shares a fingerprint too
+    parts = _parts(copied.pair_count())
+    sentence_part = part_of(pair_ids // n, pair_ids % n, parts)
+    for part in range(parts):
+        dense, sharing = _dense_pairs(copied, n, reach, min_seeds, part, parts)
+        for p, count in dense:
+            evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[0] = count
+        here = np.flatnonzero(sentence_part == part)
+        shares[here] = _isin_sorted(pair_ids[here], sharing)
+    del copied
     for p, count, share in zip(pair_ids.tolist(), seeds.tolist(), shares.tolist(), strict=True):
         x, y = divmod(p, n)
         if (x, y) in evidence:
             evidence[x, y][1] = count
         elif enough_sentence_seeds(count, _keyed(entries[x]), _keyed(entries[y]), share):
             evidence[x, y] = [0, count, 0, 0]
-    del reworded, sharing
     said = _Postings.of(*index.live_postings(LEXICON))
     said = said.without_keys(_ignored(said, templates, pairing))
     for p, count in _shared_keys(said, n):
@@ -354,12 +398,13 @@ def _isin_sorted(values: np.ndarray, sorted_unique: np.ndarray) -> np.ndarray:
 
 
 def _dense_pairs(
-    postings: _Postings, n: int, reach: int, min_seeds: int
+    postings: _Postings, n: int, reach: int, min_seeds: int, part: int = 0, parts: int = 1
 ) -> tuple[Iterator[tuple[int, int]], np.ndarray]:
     """Pairs (as a * n + b) with ``min_seeds`` shared keys within ``reach`` in both
-    documents, and how many keys they share; and every pair sharing a key (sorted)."""
+    documents, and how many keys they share; and every pair sharing a key (sorted). With
+    ``parts``, only the pairs in ``part``."""
     pair_parts, at_a_parts, at_b_parts = [], [], []
-    for a, b, at_a, at_b in postings.pairs():
+    for a, b, at_a, at_b in postings.pairs(part, parts):
         pair_parts.append(a.astype(np.int64) * n + b)
         at_a_parts.append(at_a)
         at_b_parts.append(at_b)
