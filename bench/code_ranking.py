@@ -535,6 +535,7 @@ PAIRS = tuple((a, b) for a in WEIGHTS for b in WEIGHTS)
 CAPS = tuple((a, b) for a in WEIGHTS if a <= 1 for b in WEIGHTS if b <= 1)
 SUPPORTS = tuple((b,) for b in (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 5.0, 20.0, 1000.0))
 S = "scan_structure"
+EXACT = "scan_exact"  # the scan's exact coverage: units in exact runs only
 
 RULES = (
     Rule("current (compare s)", "(max(s,l,n) + 0.1·mean) / 1.1", _max_support("structure", 0.1)),
@@ -549,6 +550,12 @@ RULES = (
     Rule("capped max", "max(s, {}·l, {}·n)", _capped(S), CAPS),
     Rule("weighted (compare s)", "(s + {}·l + {}·n) / (1+a+b)", _weighted("structure"), PAIRS),
     Rule("weighted", "(s + {}·l + {}·n) / (1+a+b)", _weighted(S), PAIRS),
+    Rule(
+        "weighted, exact structure",
+        "(e + {}·l + {}·n) / (1+a+b)",
+        _weighted(EXACT),
+        PAIRS,
+    ),
     Rule(
         "weighted, tf-idf lexicon",
         "(s + {}·l_idf + {}·n_idf) / (1+a+b)",
@@ -929,7 +936,7 @@ SUMMARY = (
     "structure",
     "Dolos-like prints Dice",
 )
-RECOMMENDED = "weighted"
+RECOMMENDED = "weighted, exact structure"
 
 
 def _fmt(x: float | None) -> str:

@@ -281,7 +281,7 @@ def test_code_pairs_report_their_resemblance_and_prose_pairs_do_not(scan_json):
         if modes[pair["a"]] == "code":
             evidence = pair["resemblance"]
             assert set(evidence) == {"score", "structure", "literals", "names"}
-            assert evidence["structure"] == pair["similarity"]
+            assert evidence["structure"] == pair["exact_coverage"]
             assert 0 <= evidence["score"] <= 1
         else:
             assert "resemblance" not in pair

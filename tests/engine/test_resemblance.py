@@ -161,7 +161,7 @@ def test_common_literals_and_builtins_are_not_evidence() -> None:
 
 
 def test_a_copy_resembles_its_original_more_than_an_independent_solution() -> None:
-    assert score(ORIGINAL, DISGUISED) > 0.9 > 0.5 > score(ORIGINAL, INDEPENDENT)
+    assert score(ORIGINAL, DISGUISED) > 0.8 > 0.5 > score(ORIGINAL, INDEPENDENT)
 
 
 def test_shared_messages_count_where_the_structure_was_broken_up() -> None:
@@ -201,3 +201,55 @@ def test_string_prefixes_are_not_part_of_a_literal() -> None:
     plain = code_lexicon('x = "Welcome to Java"', language="python").literals
     prefixed = code_lexicon('x = f"Welcome to Java"', language="python").literals
     assert np.array_equal(plain, prefixed)
+
+
+#: The exercise "print Welcome to Java five times", as twelve of IR-Plag's fifteen
+#: independent solutions of it wrote it (case-01), and as its original was written.
+LOOP = """\
+public class T01 {
+    public static void main(String[] args) {
+        for (int i = 0; i < 5; i++) {
+            System.out.println("Welcome To Java");
+        }
+    }
+}
+"""
+FIVE_LINES = """\
+public class T1 {
+    public static void main(String[] args) {
+        System.out.println("Welcome to Java");
+        System.out.println("Welcome to Java");
+        System.out.println("Welcome to Java");
+        System.out.println("Welcome to Java");
+        System.out.println("Welcome to Java");
+    }
+}
+"""
+
+
+def test_a_files_own_name_is_not_a_shared_name() -> None:
+    own = code_lexicon(LOOP, filename="case/T01.java").names
+    other = code_lexicon(LOOP, filename="Main.java").names
+    assert len(other) == len(own) + 1  # T01: the class Java names after its file
+    # two solutions handed in under the name the exercise gave share no more names
+    # for it than a copy whose class had to be renamed with its file
+    alike = compare(Document("a/T01.java", LOOP, CODE), Document("b/T01.java", LOOP, CODE))
+    renamed = LOOP.replace("T01", "Copy")
+    copy = compare(Document("a/T01.java", LOOP, CODE), Document("b/Copy.java", renamed, CODE))
+    assert alike.resemblance.names == copy.resemblance.names == 1.0
+
+
+def test_structure_counts_what_is_the_same_not_the_gaps_bridged() -> None:
+    # a copy renamed throughout: the same token sequence
+    renamed = ORIGINAL.replace("items", "n").replace("total", "sum").replace("Shop", "Till")
+    # an extra statement in the middle: passages bridge it (similarity 1), yet the
+    # two programs are not the same sequence
+    padded = ORIGINAL.replace(
+        "        double tax = total * TAX;\n",
+        "        double tax = total * TAX;\n        total = total + 0;\n",
+    )
+    copy = compare(java("a", ORIGINAL), java("b", renamed))
+    near = compare(java("a", ORIGINAL), java("b", padded))
+    assert copy.similarity == near.similarity == 1.0
+    assert copy.resemblance.structure == 1.0 > near.resemblance.structure
+    assert near.resemblance.structure == near.exact_coverage

@@ -126,7 +126,7 @@ class Lexicon:
     """
 
     literals: np.ndarray  # string contents (escapes and outer spaces dropped) and numbers
-    names: np.ndarray  # identifiers other than builtins and keywords
+    names: np.ndarray  # identifiers other than builtins, keywords and the file's own name
 
 
 class UnknownLanguage(ValueError):
@@ -275,9 +275,17 @@ def _literal_text(value: str) -> str:
 
 
 def code_lexicon(text: str, filename: str | None = None, language: str | None = None) -> Lexicon:
-    """The literals and names of ``text`` (one pass of the lexer)."""
+    """The literals and names of ``text`` (one pass of the lexer).
+
+    A name that is the file's own (``T01`` in ``T01.java``) is left out: Java
+    makes a public class bear its file's name, and the file's name is what the
+    exercise or the hand-in system asked for, so two files of one name share
+    that identifier whoever wrote them (in IR-Plag, 12 independent solutions
+    of one exercise are all ``class T01``, while renamed copies must rename it).
+    """
     literals: list[int] = []
     names: list[int] = []
+    own = os.path.splitext(os.path.basename(filename))[0] if filename else None
     string: list[str] = []  # the parts of the string literal being read
 
     def end_string() -> None:
@@ -299,7 +307,9 @@ def code_lexicon(text: str, filename: str | None = None, language: str | None = 
             if number not in COMMON_NUMBERS:
                 literals.append(_symbol("0" + number))
         elif ttype in Name and ttype not in Name.Builtin:
-            names.append(_symbol("N" + value.strip()))
+            name = value.strip()
+            if name != own:
+                names.append(_symbol("N" + name))
     if string:
         end_string()
     return Lexicon(np.array(literals, dtype=np.uint64), np.array(names, dtype=np.uint64))

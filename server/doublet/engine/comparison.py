@@ -59,8 +59,14 @@ class PairResult:
 
     @cached_property
     def resemblance(self) -> Resemblance:
-        """How alike the documents are as a whole (for code, more than the passages)."""
-        return resemblance(self.similarity, self.a, self.b)
+        """How alike the documents are as a whole (for code, more than the passages).
+
+        For code the structure is the exact coverage: passages bridge small gaps,
+        so two independent solutions of a small exercise a few tokens apart are
+        covered whole (similarity 1) though only most of them is the same.
+        """
+        structure = self.exact_coverage if self.a.mode.lexical else self.similarity
+        return resemblance(structure, self.a, self.b)
 
     @staticmethod
     def nothing(a: Document, b: Document) -> PairResult:

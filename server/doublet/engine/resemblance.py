@@ -9,12 +9,15 @@ independently often write the same structure. What such a copier rarely
 changes is what the program *says*: its messages and constants. And a copier
 who did not rename keeps the names. So, for code:
 
-- ``structure``: the pair's similarity (units covered by passages);
+- ``structure``: the pair's exact coverage (units in the exact runs of its
+  passages; the similarity, which counts passages whole, gaps bridged, makes
+  two solutions a few tokens apart equal to two copies);
 - ``literals``: cosine of the two programs' string and number literals;
-- ``names``: Jaccard of their identifiers (as multisets).
+- ``names``: Jaccard of their identifiers (as multisets; a file's own name,
+  which Java gives its public class, left out: engine/code.code_lexicon).
 
 ``score`` is structure plus a weighted share of the other two, scaled back into
-[0, 1]: ``(s + 0.3·l + 0.02·n) / 1.32``. The weights were chosen by
+[0, 1]: ``(s + 0.3·l + 0.1·n) / 1.4``. The weights were chosen by
 leave-one-out over the tasks of two labelled corpora together, IR-Plag (Java)
 and Ljubović & Pajić's homework (C/C++), bench/code_ranking.py: the two
 disagree (IR-Plag alone would weigh literals 5 to 1 over structure, the C
@@ -35,7 +38,7 @@ from doublet.engine.document import Document
 
 #: Weights of shared literals and of shared names beside structure (weight 1).
 LITERALS_WEIGHT = 0.3
-NAMES_WEIGHT = 0.02
+NAMES_WEIGHT = 0.1
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,8 @@ class Resemblance:
 def resemblance(structure: float, a: Document, b: Document) -> Resemblance:
     """How alike two documents are over all the evidence their mode has.
 
-    ``structure`` is the share of them that passages cover (the pair's similarity).
+    ``structure`` is the share of them that passages match: for code the exact
+    coverage, for prose the similarity (PairResult.resemblance).
     """
     if not a.mode.lexical:
         return Resemblance(structure, 0.0, 0.0, structure)
