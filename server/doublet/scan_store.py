@@ -44,8 +44,10 @@ log = logging.getLogger(__name__)
 
 FILE = "pairs.msgpack"
 MAGIC = b"DOUBLET-PAIRS\n"
-#: 1: the first
-VERSION = 1
+#: Changed whenever what aligning a pair gives changes for the same documents and
+#: settings (engine/passages, paraphrase, resemblance, scanned): kept outcomes of
+#: another version are not used. 1: the first; 2: code's structure is exact coverage
+VERSION = 2
 
 #: What a kept outcome was aligned from: (signature of A, of B, evidence).
 Basis = tuple[bytes, bytes, int]
