@@ -38,6 +38,7 @@ class Client(BaseLanguageClient):
         super().__init__("doublet-bench", "1")
         self.published: dict[str, list[tuple[float, int | None, int]]] = {}
         self.event = asyncio.Event()
+        self.ready_at: float | None = None  # when the server first said its index was ready
 
 
 def make_client() -> Client:
@@ -64,7 +65,9 @@ def make_client() -> Client:
 
     @client.feature("doublet/status")
     def status(ls: Client, params) -> None:
-        return None
+        state = params.get("state") if isinstance(params, dict) else getattr(params, "state", None)
+        if state == "ready" and ls.ready_at is None:
+            ls.ready_at = time.perf_counter()
 
     return client
 

@@ -710,6 +710,8 @@ ROWS = (  # label, path in a run's figures, format
     ),
     ("edit → diagnostics p50 (minus debounce)", "serve.latency_ms_p50", "{:.1f} ms"),
     ("edit → diagnostics p95 (minus debounce)", "serve.latency_ms_p95", "{:.1f} ms"),
+    ("… of edits after the start-up refresh", "serve.ready_latency_ms_p95", "{:.1f} ms"),
+    ("edits sent during the start-up refresh", "serve.edits_while_indexing", "{}"),
     ("peak memory, language server (VmHWM)", "serve.peak_rss_mb", "{:,} MB"),
 )
 

@@ -185,3 +185,19 @@ def test_after_any_changes_a_scan_with_the_store_equals_one_without(
     for change in history:
         _apply(root, names, change)
         assert _scan_kept(root) == _scan_afresh(root)
+
+
+def test_a_kept_pair_of_the_wrong_values_is_aligned_again(
+    root: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A well-formed file (its checksum right) whose outcomes make no sense is not
+    believed: every pair is aligned again, and the scan is what it would be."""
+    first = _scan_kept(root)
+    store = ScanStore.load(root)
+    for key, (basis, _) in list(store.outcomes.items()):
+        store.outcomes[key] = (basis, ["many", None, 3, 4, "x", True, [["bad"]]])
+    store.save(root)
+    with caplog.at_level(logging.WARNING, logger="doublet.scan_store"):
+        again = _scan_kept(root)
+    assert again == first
+    assert "malformed" in caplog.text

@@ -159,12 +159,17 @@ def _write_payload(out: _HashingWriter, data: dict, version: int) -> None:
             out.write(memoryview(raw).cast("B"))
 
 
-def save(index: Index, root: Path, shards: int = 1) -> Path:
+def save(
+    index: Index, root: Path, shards: int = 1, lock: contextlib.AbstractContextManager | None = None
+) -> Path:
     """Write the index atomically to ``root/.doublet/index.msgpack`` (its postings in
     ``shards`` files beside it when more than one); IndexFileError saying why it cannot
-    be written (``.doublet`` a file, the index a folder, no room)."""
+    be written (``.doublet`` a file, the index a folder, no room).
+
+    ``lock`` (its holder's) is held while a snapshot of the index is taken, not while
+    it is compacted and written: that must not keep an editor's questions waiting."""
     try:
-        return _save(index, root, shards)
+        return _save(index, root, shards, lock or contextlib.nullcontext())
     except OSError as exc:
         raise IndexFileError(
             index_path(root), f"cannot be written ({exc.strerror or exc})"
@@ -186,9 +191,11 @@ def _folder(root: Path) -> Path:
     return folder
 
 
-def _save(index: Index, root: Path, shards: int) -> Path:
+def _save(index: Index, root: Path, shards: int, lock: contextlib.AbstractContextManager) -> Path:
     folder = _folder(root)
-    data = index.export()
+    with lock:
+        snapshot = index.snapshot()
+    data = snapshot.export()
     data["documents"] = _pack_documents(data["documents"])
     data["state"] = secrets.token_hex(8)  # names this save (Index.saved_as)
     _remove_stale(folder)
@@ -211,7 +218,8 @@ def _save(index: Index, root: Path, shards: int) -> Path:
             for (path, low, high, _), digest in zip(pieces, digests, strict=True)
         ]
     _write_file(folder / FILE, data)
-    index.saved_as = data["state"]
+    with lock:
+        index.saved_as = data["state"]
     _remove_other_shards(folder, {shard["file"] for shard in data.get("shards", [])})
     return folder / FILE
 

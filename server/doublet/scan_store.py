@@ -72,11 +72,16 @@ class ScanStore:
         the last scan (nothing to select or align); else None."""
         if state is None or state != self.state or settings != self.settings:
             return None
-        return [
-            _pair(a, b, outcome) if isinstance(outcome, list) else outcome
-            for (a, b), (_, outcome) in self.outcomes.items()
-            if _reported(outcome, reported)
-        ]
+        try:
+            return [
+                _pair(a, b, outcome) if isinstance(outcome, list) else outcome
+                for (a, b), (_, outcome) in self.outcomes.items()
+                if _reported(outcome, reported)
+            ]
+        except _BAD_VALUES as exc:
+            log.warning("the last scan's pairs are not used: one is malformed (%s)", exc)
+            self.outcomes = {}
+            return None
 
     def settle(self, settings: bytes, state: str | None) -> None:
         """From here on, outcomes of a scan with these settings, of this index state:
@@ -93,7 +98,13 @@ class ScanStore:
         if found is None or found[0] != basis:
             return None
         outcome = found[1]
-        return _pair(candidate.a, candidate.b, outcome) if isinstance(outcome, list) else outcome
+        if not isinstance(outcome, list):
+            return outcome
+        try:
+            return _pair(candidate.a, candidate.b, outcome)
+        except _BAD_VALUES as exc:
+            log.warning("a kept pair is malformed and aligned again (%s)", exc)
+            return None
 
     @staticmethod
     def path_of(root: Path) -> Path:
@@ -211,6 +222,9 @@ def basis_of(candidate: Candidate, signatures: dict[str, bytes | None]) -> Basis
 
 
 # --- a pair as plain values -------------------------------------------------------------
+
+#: What plain values that are not an outcome's raise when they are made into one.
+_BAD_VALUES = (ValueError, TypeError, IndexError, KeyError)
 
 _FIELDS = ("a_covered", "b_covered", "a_units", "b_units", "resemblance", "lexical", "passages")
 

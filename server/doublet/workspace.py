@@ -60,6 +60,10 @@ Progress = Callable[[Iterable], Iterable]
 CACHED_CHARS = 64_000_000
 #: ... but units (about 24 bytes a character) only for the most recent few documents.
 CACHED_UNITS = 64
+#: Files a refresh checks against the index while holding the lock: an editor's
+#: question waits for a few milliseconds of it, not for a whole folder's.
+LOCKED_FILES = 2_000
+
 #: Keys kept for documents whose text was dropped (fingerprints and sentence keys): a
 #: scan right after indexing then reads candidates' text without cutting them up again.
 CACHED_KEYS = 8_000_000
@@ -134,6 +138,7 @@ class Workspace:
         self._saved_generation = self.index.generation if index is not None else None
         #: How many shards the index was last written in (or read from: unknown, None).
         self._saved_shards: int | None = None
+        self._saving = threading.Lock()  # one save at a time
 
     # --- opening and saving ---------------------------------------------------------
 
@@ -189,18 +194,23 @@ class Workspace:
             self._saved_generation = None
 
     def save(self) -> Path:
-        """Write the index to ``.doublet/`` (unless it is there unchanged)."""
-        with self.lock:
-            path = index_store.index_path(self.root)
-            shards = self.config.index_shards
-            unchanged = (self._saved_generation, self._saved_shards) == (
-                self.index.generation,
-                shards,
-            )
-            if unchanged and path.is_file():
-                return path
-            path = index_store.save(self.index, self.root, shards=shards)
-            self._saved_generation, self._saved_shards = self.index.generation, shards
+        """Write the index to ``.doublet/`` (unless it is there unchanged). The lock is
+        held while the index is read, not while the file is written: questions are
+        answered meanwhile; one save at a time."""
+        with self._saving:
+            with self.lock:
+                path = index_store.index_path(self.root)
+                shards = self.config.index_shards
+                generation = self.index.generation
+                unchanged = (self._saved_generation, self._saved_shards) == (generation, shards)
+                if unchanged and path.is_file():
+                    return path
+                index = self.index
+                saving = _Saving(self.lock, index)
+            path = index_store.save(index, self.root, shards=shards, lock=saving)
+            with self.lock:
+                if self.index is index and saving.generation is not None:
+                    self._saved_generation, self._saved_shards = saving.generation, shards
             return path
 
     def index_state(self) -> str | None:
@@ -263,18 +273,20 @@ class Workspace:
                 for name in self.index.names()
                 if name not in present and name not in keep
             }
-            to_read: list[tuple[str, os.stat_result]] = []
-            for rel in files:
-                if rel in keep and rel in self.index:
-                    changes.unchanged += 1
-                    continue
-                try:
-                    info = self._changed_stat(rel, found[rel], changes)
-                except NotText as exc:
-                    self._skip(rel, exc.reason, changes)
-                    continue
-                if info is not None:
-                    to_read.append((rel, info))
+        to_read: list[tuple[str, os.stat_result]] = []
+        for first in range(0, len(files), LOCKED_FILES):  # questions get in between
+            with self.lock:
+                for rel in files[first : first + LOCKED_FILES]:
+                    if rel in keep and rel in self.index:
+                        changes.unchanged += 1
+                        continue
+                    try:
+                        info = self._changed_stat(rel, found[rel], changes)
+                    except NotText as exc:
+                        self._skip(rel, exc.reason, changes)
+                        continue
+                    if info is not None:
+                        to_read.append((rel, info))
         jobs = [
             (os.path.join(self.root, rel), rel, self.config.mode_for(rel), info.st_size)
             for rel, info in to_read
@@ -668,6 +680,24 @@ class Workspace:
 
 
 _NO_ROLE = Role()
+
+
+class _Saving:
+    """The workspace's lock, as a save holds it: it notes the index's generation the
+    first time it is taken, when the index is exported (the generation the file holds)."""
+
+    def __init__(self, lock: threading.RLock, index: Index) -> None:
+        self.lock = lock
+        self.index = index
+        self.generation: int | None = None
+
+    def __enter__(self) -> None:
+        self.lock.acquire()
+        if self.generation is None:
+            self.generation = self.index.generation
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock.release()
 
 
 def _size(keys: DocumentKeys) -> int:

@@ -341,3 +341,32 @@ def test_owners_extended_with_new_documents_answer_as_built_afresh(
     expected = np.searchsorted(starts, at, side="right") - 1
     assert np.array_equal(grown.of(at), expected)
     assert np.array_equal(_Owners(starts, end).of(at), expected)
+
+
+def test_a_snapshot_exports_what_the_index_held_whatever_happens_to_it_after() -> None:
+    """A save exports a snapshot with its lock released: later edits, removals, renames
+    and compactions of the index must not reach the snapshot, nor the reverse."""
+    from doublet.engine.document import Document
+    from doublet.engine.modes import MODES
+
+    prose = MODES["prose"]
+    texts = {f"d{i}.txt": " ".join(UNRELATED_SENTENCES[i : i + 6]) for i in range(12)}
+    index = Index()
+    for name, text in texts.items():
+        index.add(name, Document(name, text, prose).keys, prose, stamp=(1, 2, name, 3))
+    index.remove("d3.txt")  # a tombstone, compacted by the export
+    expected = index.snapshot().export()
+    snapshot = index.snapshot()
+    index.add("d0.txt", Document("d0.txt", "Something else entirely.", prose).keys, prose)
+    index.rename("d1.txt", "moved.txt")
+    index.set_stamp("d2.txt", (9, 9, "changed", 9))
+    for name in list(index.names())[:8]:
+        index.remove(name)  # enough dead postings to compact the index itself
+    got = snapshot.export()
+    assert got["documents"]["names"] == expected["documents"]["names"]
+    assert got["documents"]["stamps"] == expected["documents"]["stamps"]
+    for kind in ("fingerprints", "sentences"):
+        assert np.array_equal(got[kind]["keys"], expected[kind]["keys"])
+        assert np.array_equal(got[kind]["positions"], expected[kind]["positions"])
+    assert "d3.txt" not in got["documents"]["names"] and len(got["documents"]["names"]) == 11
+    assert len(index) == 3  # and the index went its own way

@@ -141,6 +141,15 @@ class _Table:
     def __len__(self) -> int:
         return len(self.base) + len(self._middle) + self._pending_postings
 
+    def copy(self) -> _Table:
+        """The same postings in a table of its own (segments' arrays are shared: they
+        are replaced, never changed in place)."""
+        table = _Table()
+        table.base, table._middle = self.base, self._middle
+        table._pending, table._pending_postings = list(self._pending), self._pending_postings
+        table._delta = self._delta
+        return table
+
     def add(self, keys: np.ndarray, positions: np.ndarray) -> None:
         if not keys.shape[0]:
             return
@@ -476,23 +485,29 @@ class Index:
         self._by_name[new] = doc_id
         entry = self._entries[doc_id]
         assert entry is not None
-        entry.name = new
+        self._entries[doc_id] = replace(entry, name=new)
 
     def set_role(self, name: str, role: Role) -> None:
         self.generation += 1
-        self.entry(name).role = role
+        self._replace(name, role=role)
         self._templates = None
         self._pairing = None
 
     def set_mode(self, name: str, mode: Mode) -> None:
         """Change thresholds that do not change the keys (the minimum length, say)."""
         self.generation += 1
-        self.entry(name).mode = mode
+        self._replace(name, mode=mode)
         self._pairing = None
 
     def set_stamp(self, name: str, stamp: tuple) -> None:
         self.generation += 1
-        self.entry(name).stamp = stamp
+        self._replace(name, stamp=stamp)
+
+    def _replace(self, name: str, **changes: object) -> None:
+        """An entry changed: a new object, never one changed in place, so that a
+        snapshot may share the entries (Entry objects are not changed once made)."""
+        doc_id = self._by_name[name]
+        self._entries[doc_id] = replace(self.entry(name), **changes)
 
     # --- storage --------------------------------------------------------------------
 
@@ -644,6 +659,23 @@ class Index:
         return tuple(np.concatenate(part) for part in parts)
 
     # --- saving and loading ---------------------------------------------------------
+
+    def snapshot(self) -> Index:
+        """An index of its own holding what this one holds now, made in a fraction of
+        the time an export takes (arrays and entries are shared): a holder exports
+        the snapshot with its lock released, so an editor's questions are not kept
+        waiting while 100,000 documents are compacted (seconds)."""
+        copy = Index()
+        copy._entries = list(self._entries)  # entries are replaced, never changed in place
+        copy._by_name = dict(self._by_name)
+        copy._starts = _Column(np.int64, self._starts.array.copy())
+        copy._alive = _Column(bool, self._alive.array.copy())
+        copy._next_start = self._next_start
+        copy._tables = {kind: table.copy() for kind, table in self._tables.items()}
+        copy._dead_postings = self._dead_postings
+        copy.generation = self.generation
+        copy.saved_as = self.saved_as
+        return copy
 
     def export(self) -> dict:
         """The index as plain data (compacted first): modes, the documents as columns (one

@@ -7,7 +7,7 @@ folder), watcher, debounced save, state and warnings — so nothing matches
 across folders, as nothing does across two runs of ``doublet scan``. A folder
 opened inside another one owns its files: the outer one excludes it.
 
-The server (lsp/server.py) owns what folders share: the one worker thread, the
+The server (lsp/server.py) owns what folders share: the worker and indexer threads, the
 client (progress, messages, settings requests), the open documents and their
 analysis. A folder asks it for these through :class:`Host`; it does not know
 the server's class.
@@ -44,7 +44,7 @@ PROGRESS_INTERVAL = 0.1
 #: checkout of a thousand files is one refresh, not a thousand).
 DISK_QUIET = 0.3
 
-#: done, total: files of a refresh read so far (called on the worker thread).
+#: done, total: files of a refresh read so far (called on the indexer thread).
 Report = Callable[[int, int], None]
 
 #: Characters that a glob pattern would read as wildcards or escapes.
@@ -72,7 +72,11 @@ class Host(Protocol):
     """What a folder asks of the server that holds it."""
 
     async def run(self, job: Callable[..., Any], *args: Any) -> Any:
-        """Run blocking work on the server's one worker thread."""
+        """Run blocking work on the server's worker thread (analyses, commands)."""
+        ...
+
+    async def run_indexing(self, job: Callable[..., Any], *args: Any) -> Any:
+        """Run work on an index (refresh, save) on the server's indexer thread."""
         ...
 
     def notify_status(self, progress: dict | None = None) -> None: ...
@@ -341,8 +345,9 @@ class Folder:
         report = Throttled(loop, send)
         try:
             started = time.perf_counter()
-            changes = await self.host.run(self._refresh, report, rebuild)
-            await self.host.run(self.project.save)
+            changes = await self.host.run_indexing(self._refresh, report, rebuild)
+            if changes.changed or rebuild:  # an editor's buffers are saved when edits pause
+                await self.host.run_indexing(self.project.save)
             await self.check_warnings()
             log.info(
                 "%sindexed %d documents in %.2f s (%d read, %d skipped)",
@@ -374,7 +379,8 @@ class Folder:
             self._disk_task = loop.create_task(self._after_quiet())
 
     def _refresh(self, report: Report | None, rebuild: bool) -> Changes:
-        """On the worker: the index in step with the disk, open documents as the editor has them."""
+        """On the indexer: the index in step with the disk, open documents as the editor
+        has them."""
         assert self.project is not None
         if rebuild:
             self.project.reset_index()
@@ -390,13 +396,13 @@ class Folder:
 
     async def refresh(self) -> Changes:
         """The index in step with the disk, quietly (no progress)."""
-        return await self.host.run(self._refresh, None, False)
+        return await self.host.run_indexing(self._refresh, None, False)
 
     async def check_warnings(self) -> None:
         """Look for what would make the answers mislead (Workspace.warnings): logged, in
         the status, and shown once when they change."""
         assert self.project is not None
-        found = await self.host.run(self.project.warnings)
+        found = await self.host.run_indexing(self.project.warnings)
         if found != self.warnings:
             for warning in found:
                 log.warning("%s%s", self.host.label(self), warning)
@@ -491,7 +497,7 @@ class Folder:
         if self.watcher is not None:
             self.watcher.stop()
         if self.saver is not None:
-            await self.host.run(self._save_now)
+            await self.host.run_indexing(self._save_now)
 
     def stop(self) -> None:
         """The server is shutting down: stop watching, save the index if it changed."""

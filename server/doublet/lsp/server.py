@@ -11,9 +11,12 @@ folder's documents only; one outside every folder is not checked, and the user
 is told so.
 
 Threads: LSP messages are handled on pygls' event loop. Work that can take a
-while — indexing a folder, reacting to files changed on disk, analysing a
-document — runs on one worker thread shared by all folders, one job at a time,
-so the loop keeps answering requests while an index is built.
+while runs on two threads shared by all folders, one job at a time each, so the
+loop keeps answering requests: analysing documents and answering commands on
+the worker thread, and bringing indexes up to date with the disk (and saving
+them) on the indexer thread. A refresh holds a workspace's lock only a few
+thousand files at a time, so an edit made while 100,000 files are checked is
+analysed at once, not after them.
 """
 
 from __future__ import annotations
@@ -78,6 +81,7 @@ class DoubletServer(LanguageServer):
         self.last_error: str | None = None
         self.opened: dict[str, OpenDocument] = {}
         self.worker = ThreadPoolExecutor(1, thread_name_prefix="doublet-worker")
+        self.indexer = ThreadPoolExecutor(1, thread_name_prefix="doublet-indexer")
         self.client_compare = False  # the client implements side-by-side comparison
         #: The diagnostics last published for each open document.
         self.published: dict[str, list[types.Diagnostic]] = {}
@@ -192,6 +196,10 @@ class DoubletServer(LanguageServer):
     async def run(self, job, *args):
         """Run blocking work on the worker thread."""
         return await asyncio.get_running_loop().run_in_executor(self.worker, job, *args)
+
+    async def run_indexing(self, job, *args):
+        """Run work on an index (a refresh, a save) on the indexer thread."""
+        return await asyncio.get_running_loop().run_in_executor(self.indexer, job, *args)
 
     def buffers(self, folder: Folder) -> dict[str, str]:
         """The open documents of a folder and their text in the editor."""
