@@ -4,6 +4,8 @@ they were aligned from changed, so that a scan with them equals a scan without."
 from __future__ import annotations
 
 import logging
+import os
+import random
 import shutil
 from pathlib import Path
 
@@ -201,3 +203,88 @@ def test_a_kept_pair_of_the_wrong_values_is_aligned_again(
         again = _scan_kept(root)
     assert again == first
     assert "malformed" in caplog.text
+
+
+def test_a_file_name_that_is_not_utf_8_is_kept_and_read_back(tmp_path: Path) -> None:
+    root = tmp_path / "names"
+    root.mkdir()
+    text = (CLOUGH / ANSWERS[0].name).read_bytes()
+    (root / "b.txt").write_bytes(text)
+    odd = os.path.join(os.fsencode(root), b"caf\xe9.txt")  # Latin-1, not UTF-8
+    with open(odd, "wb") as out:
+        out.write(text)
+    first = _scan_kept(root)
+    assert len(first) == 1 and ScanStore.load(root).outcomes
+    assert _scan_kept(root) == first == _scan_afresh(root)
+
+
+def test_a_pair_left_out_once_is_not_left_out_of_later_scans(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A document that could not be read during one scan (its pairs left out) is read
+    by the next scan of the same index, not answered from that scan's store."""
+    from doublet.engine.matching import Unavailable
+
+    expected = _scan_afresh(root)
+    gone = expected[0].a
+    document = Workspace.document
+
+    def unreadable_once(self, rel):
+        if rel == gone:
+            raise Unavailable(f"{rel}: gone for a moment")
+        return document(self, rel)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Workspace, "document", unreadable_once)
+        partial = _scan_kept(root)
+    assert all(gone not in (pair.a, pair.b) for pair in partial)
+    assert _scan_kept(root) == expected
+
+
+def _words(seed: int, count: int = 160) -> str:
+    """A paragraph of pseudo-words of its own (no phrase of it is in another seed's)."""
+    rng = random.Random(seed)
+    syllables = "ka lo mi ne ru sa to vi pe da fo gu hi ja ku le mo na po ri".split()
+    words = ["".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))) for _ in range(count)]
+    return " ".join(" ".join(words[i : i + 10]).capitalize() + "." for i in range(0, count, 10))
+
+
+def test_a_boilerplate_limit_that_moves_aligns_only_what_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files added move the default limit (half the documents); pairs whose documents
+    hold none of the keys it moves are not aligned again."""
+    root = tmp_path / "essays"
+    root.mkdir()
+    shared = _words(100)
+    for number in range(22):  # essays 0-3 each hold the shared paragraph
+        body = _words(number) + ("\n\n" + shared if number < 4 else "")
+        (root / f"essay-{number}.txt").write_text(body + "\n", "utf-8")
+    before = Workspace.open(root)
+    before.refresh()
+    first = _scan_kept(root)
+    assert len(first) == 6  # the four essays sharing the paragraph, pairwise
+    counted = _Counted(monkeypatch)
+    for number in range(4):  # unrelated to every essay
+        (root / f"notes-{number}.txt").write_text(_words(200 + number) + "\n", "utf-8")
+    after = Workspace.open(root)
+    after.refresh()
+    assert after.settings().max_docs > before.settings().max_docs  # 11 -> 13 documents
+    found = _scan_kept(root)
+    assert counted.aligned == []  # the six pairs kept, the notes pair with nothing
+    assert found == _scan_afresh(root) == first
+
+
+def test_an_ignored_passage_no_longer_counts_in_the_resemblance(root: Path) -> None:
+    first = _scan_kept(root)
+    pair = next(p for p in first if len(p.passages) >= 2)
+    digest = pair.passages[0].digest
+    (root / "doublet.toml").write_text(
+        f'[[ignore]]\na = "{pair.a}"\nb = "{pair.b}"\ndigest = "{digest}"\n', encoding="utf-8"
+    )
+    workspace = Workspace.open(root)
+    workspace.refresh()
+    [shown] = [p for p in workspace.scan(keep=True) if (p.a, p.b) == (pair.a, pair.b)]
+    [result] = [r for r in workspace.pairs() if (r.a.name, r.b.name) == (pair.a, pair.b)]
+    assert shown.resemblance.score == pytest.approx(result.resemblance.score)
+    assert shown.resemblance.score < pair.resemblance.score

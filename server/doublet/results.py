@@ -7,14 +7,18 @@ stable. Documents are numbered by a `Listing` (no text is read for it).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from doublet.engine.document import Document
+from doublet.engine.matching import Unavailable
 from doublet.engine.passages import Side
 from doublet.scanned import ScannedPair
-from doublet.skipped import Skipped
+from doublet.skipped import NotText, Skipped
 from doublet.workspace import Workspace
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -132,7 +136,20 @@ def texts_of(
     pairs: Sequence[ScannedPair], listing: Listing, document: Callable[[str], Document]
 ) -> dict[int, Document]:
     """The documents of the pairs by id (``document`` reads one): what the text
-    renderings quote from."""
+    renderings quote from. One that cannot be read any more (gone or changed into
+    something unreadable since the scan) is left out, logged."""
     ids = listing.ids()
     names = dict.fromkeys(name for pair in pairs for name in (pair.a, pair.b))
-    return {ids[name]: document(name) for name in names}
+    found = {}
+    for name in names:
+        try:
+            found[ids[name]] = document(name)
+        except (NotText, Unavailable) as exc:
+            log.warning("cannot quote %s: %s", name, getattr(exc, "reason", exc))
+    return found
+
+
+def quotable(data: dict, texts: dict[int, Document]) -> dict:
+    """The report's data without the pairs whose documents could not be read to quote."""
+    kept = [p for p in data["pairs"] if p["a"] in texts and p["b"] in texts]
+    return data if len(kept) == len(data["pairs"]) else {**data, "pairs": kept}

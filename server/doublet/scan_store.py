@@ -59,18 +59,19 @@ Reported = Callable[[float, bool, "float | None"], bool]
 class ScanStore:
     """Outcomes of a scan's candidates by pair of names, and what they were aligned from."""
 
-    settings: bytes = b""  # settings_signature of the scan
+    settings: bytes = b""  # settings_signature of the scan: what outcomes depend on
     state: str | None = None  # the index's state (Workspace.index_state) at the scan
+    limit: int = -1  # the boilerplate limit at the scan: which candidates there were
     #: By pair of names: the basis and the outcome (as read from the file, plain values,
     #: until it is asked for: most of a scan's outcomes are only counted or passed on).
     outcomes: dict[tuple[str, str], tuple[Basis, ScannedPair | list]] = field(default_factory=dict)
 
     def answer(
-        self, settings: bytes, state: str | None, reported: Reported
+        self, settings: bytes, state: str | None, limit: int, reported: Reported
     ) -> list[ScannedPair] | None:
-        """The outcomes that are ``reported``, if the index and settings are those of
-        the last scan (nothing to select or align); else None."""
-        if state is None or state != self.state or settings != self.settings:
+        """The outcomes that are ``reported``, if the index, settings and boilerplate
+        limit are those of the last scan (nothing to select or align); else None."""
+        if state is None or (state, settings, limit) != (self.state, self.settings, self.limit):
             return None
         try:
             return [
@@ -83,12 +84,13 @@ class ScanStore:
             self.outcomes = {}
             return None
 
-    def settle(self, settings: bytes, state: str | None) -> None:
-        """From here on, outcomes of a scan with these settings, of this index state:
-        those of other settings are dropped."""
+    def settle(self, settings: bytes, state: str | None, limit: int) -> None:
+        """From here on, outcomes of a scan with these settings, of this index state and
+        boilerplate limit: those of other settings are dropped (a new limit changes
+        only which keys each document has left out, which its signature holds)."""
         if settings != self.settings:
             self.outcomes = {}
-        self.settings, self.state = settings, state
+        self.settings, self.state, self.limit = settings, state, limit
 
     def kept(self, candidate: Candidate, basis: Basis | None) -> ScannedPair | None:
         """The outcome kept for a candidate aligned from the same ``basis``, if any."""
@@ -120,17 +122,17 @@ class ScanStore:
             data = index_store.read_checked(path, MAGIC, VERSION)
             if data.get("doublet") != doublet.__version__:
                 return cls()
-            names = [str(name) for name in data["names"]]
+            names = [bytes(name).decode("utf-8", "surrogateescape") for name in data["names"]]
             outcomes = {}
             for a, b, sig_a, sig_b, evidence, pair in data["pairs"]:
                 if not isinstance(pair, list) or len(pair) != len(_FIELDS):
                     raise ValueError("an outcome of another shape")
                 basis = (bytes(sig_a), bytes(sig_b), int(evidence))
                 outcomes[names[a], names[b]] = (basis, pair)
-            return cls(bytes(data["settings"]), data["state"], outcomes)
+            return cls(bytes(data["settings"]), data["state"], int(data["limit"]), outcomes)
         except index_store.IndexFileError as exc:
             log.warning("the last scan's pairs are not used: %s", exc)
-        except (ValueError, KeyError, TypeError, IndexError) as exc:
+        except Exception as exc:  # whatever a damaged file holds: a scan from scratch
             log.warning("the last scan's pairs are not used: %s: corrupt (%s)", path, exc)
         return cls()
 
@@ -146,20 +148,21 @@ class ScanStore:
             "doublet": doublet.__version__,
             "settings": self.settings,
             "state": self.state,
-            "names": list(names),
+            "limit": self.limit,
+            "names": [name.encode("utf-8", "surrogateescape") for name in names],
             "pairs": rows,
         }
         try:
             index_store.write_checked(root, FILE, data, MAGIC, VERSION)
-        except OSError as exc:
-            log.warning("the scan's pairs were not kept: %s", exc.strerror or exc)
+        except (OSError, ValueError, TypeError) as exc:
+            log.warning("the scan's pairs were not kept: %s", getattr(exc, "strerror", None) or exc)
 
 
 def settings_signature(settings: Settings) -> bytes:
     """What of the settings decides a candidate's outcome, besides its documents (the
-    boilerplate limit changes which keys a document has left out, below; the least
-    similarity only which outcomes are reported)."""
-    text = f"{doublet.__version__}|{settings.max_docs}|{settings.paraphrase}"
+    boilerplate limit only which keys a document has left out, which its signature
+    holds; the least similarity only which outcomes are reported)."""
+    text = f"{doublet.__version__}|{VERSION}|{settings.paraphrase}"
     return hashlib.blake2b(text.encode(), digest_size=16).digest()
 
 

@@ -16,7 +16,7 @@ from functools import cached_property
 
 from doublet.engine.comparison import PairResult, passage_digest
 from doublet.engine.passages import Passage, union_length
-from doublet.engine.resemblance import Resemblance
+from doublet.engine.resemblance import Resemblance, combined
 from doublet.excerpts import line_range
 
 
@@ -70,15 +70,24 @@ class ScannedPair:
         return max((p.passage.a.end - p.passage.a.start for p in self.passages), default=0)
 
     def keeping(self, keep: Callable[[ScannedPassage], bool]) -> ScannedPair:
-        """The pair with only the passages ``keep`` takes, coverage counted again."""
+        """The pair with only the passages ``keep`` takes: coverage and resemblance
+        counted again (as ``PairResult.with_passages`` would give them)."""
         kept = tuple(p for p in self.passages if keep(p))
         if len(kept) == len(self.passages):
             return self
-        return replace(
+        pair = replace(
             self,
             passages=kept,
             a_covered=union_length([(p.passage.a.first, p.passage.a.stop) for p in kept]),
             b_covered=union_length([(p.passage.b.first, p.passage.b.stop) for p in kept]),
+        )
+        if not self.lexical:
+            return replace(
+                pair, resemblance=Resemblance(pair.similarity, 0.0, 0.0, pair.similarity)
+            )
+        evidence = self.resemblance
+        return replace(
+            pair, resemblance=combined(pair.exact_coverage, evidence.literals, evidence.names)
         )
 
 

@@ -591,10 +591,12 @@ class Workspace:
             def reported(similarity: float, passages: bool, resemblance: float | None) -> bool:
                 return matching.reported(similarity, passages, resemblance, settings)
 
-            found = store.answer(signature, state, reported)
+            found = store.answer(signature, state, settings.max_docs, reported)
             if found is None:
-                store.settle(signature, state)
+                store.settle(signature, None, settings.max_docs)
                 outcomes = self._align_scan(store, settings, progress, parallel)
+                if len(store.outcomes) == len(outcomes):  # it holds every candidate's:
+                    store.state = state  # the next scan of this index may take it whole
                 if keep:
                     store.save(self.root)
                 found = [

@@ -455,3 +455,15 @@ def test_a_folder_taken_a_part_of_the_pairs_at_a_time_gives_the_same_candidates(
     parted, ignored_parted = all_candidates(index, max_docs=50)
     assert len(whole) > 100
     assert parted == whole and np.array_equal(ignored_parted, ignored)
+
+
+def test_a_part_of_the_pairs_without_any_pair_is_no_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two documents make one pair of documents, so all but one part are empty."""
+    from doublet.engine import candidates as candidates_module
+
+    text = " ".join(UNRELATED_SENTENCES[:12])
+    index = index_of({"a.txt": text, "b.txt": text})
+    whole, _ = all_candidates(index, max_docs=10)
+    monkeypatch.setattr(candidates_module, "PAIRS_PER_PART", 3)
+    parted, _ = all_candidates(index, max_docs=10)
+    assert [(c.a, c.b) for c in whole] == [("a.txt", "b.txt")] and parted == whole

@@ -42,7 +42,14 @@ from doublet.engine.measures import measure_all
 from doublet.engine.modes import MODE_NAMES, MODES
 from doublet.index_store import IndexFileError
 from doublet.report_html import render_html
-from doublet.results import compare_data, listing_of, scan_data, texts_of, with_given
+from doublet.results import (
+    compare_data,
+    listing_of,
+    quotable,
+    scan_data,
+    texts_of,
+    with_given,
+)
 from doublet.scanned import scanned
 from doublet.settings_table import BY_KEY
 from doublet.skipped import Skipped
@@ -517,7 +524,7 @@ def _scan(args: argparse.Namespace) -> tuple[dict, Texts]:
         # read now, in the scratch folder's lifetime, and only for renderings that quote
         quoted = getattr(args, "format", "html") in ("html", "text")
         texts = texts_of(pairs, listing, workspace.document) if quoted else {}
-        return data, lambda: texts
+        return (quotable(data, texts) if quoted else data), lambda: texts
 
 
 @dataclass

@@ -251,6 +251,8 @@ class _Postings:
             different = doc_a != doc_b  # rows are sorted by document, so doc_a <= doc_b
             if parts > 1:
                 different &= part_of(doc_a, doc_b, parts) == part
+            if not different.any():
+                continue
             at_a, at_b = at_a[different], at_b[different]
             yield doc_a[different], doc_b[different], positions[at_a], positions[at_b]
 
@@ -408,10 +410,10 @@ def _dense_pairs(
         pair_parts.append(a.astype(np.int64) * n + b)
         at_a_parts.append(at_a)
         at_b_parts.append(at_b)
-    if not pair_parts:
-        return iter(()), np.zeros(0, np.int64)
-    pair = np.concatenate(pair_parts)
+    pair = np.concatenate(pair_parts) if pair_parts else np.zeros(0, np.int64)
     del pair_parts
+    if not pair.shape[0]:  # no key shared (in this part of the pairs)
+        return iter(()), pair
     # only pairs sharing min_seeds keys can be dense: a few in a hundred of a big folder
     ordered = np.sort(pair)
     sharing = ordered[np.r_[True, ordered[1:] != ordered[:-1]]]

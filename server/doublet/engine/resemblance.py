@@ -60,8 +60,11 @@ def resemblance(structure: float, a: Document, b: Document) -> Resemblance:
     if not a.mode.lexical:
         return Resemblance(structure, 0.0, 0.0, structure)
     la, lb = a.lexicon, b.lexicon
-    literals = _cosine(la.literals, lb.literals)
-    names = _jaccard(la.names, lb.names)
+    return combined(structure, _cosine(la.literals, lb.literals), _jaccard(la.names, lb.names))
+
+
+def combined(structure: float, literals: float, names: float) -> Resemblance:
+    """A program pair's evidence and its score (the weights above)."""
     score = (structure + LITERALS_WEIGHT * literals + NAMES_WEIGHT * names) / (
         1 + LITERALS_WEIGHT + NAMES_WEIGHT
     )

@@ -25,7 +25,7 @@ from doublet.lsp.diagnostics import CODE, SOURCE, Match, describe, matches_of
 from doublet.lsp.folders import outside_message
 from doublet.lsp.positions import LineIndex
 from doublet.report_html import render_html
-from doublet.results import listing_of, scan_data, texts_of, with_given
+from doublet.results import listing_of, quotable, scan_data, texts_of, with_given
 
 if TYPE_CHECKING:
     from doublet.lsp.folders import Folder
@@ -388,7 +388,7 @@ def report_data(workspace: Workspace) -> tuple[dict, dict[int, str]]:
         warnings = workspace.warnings()
         documents = texts_of(pairs, listing, workspace.document)
     texts = {i: document.text for i, document in documents.items()}
-    return scan_data(listing, pairs, skipped, warnings), texts
+    return quotable(scan_data(listing, pairs, skipped, warnings), documents), texts
 
 
 async def show_match(ls: DoubletServer, args: tuple) -> dict:

@@ -230,6 +230,8 @@ class Folder:
         #: The index was loaded from the last session's save: open documents are checked
         #: against it at once, and again when the refresh has brought it up to date.
         self.from_saved = False
+        #: Whether the last refresh changed the index from the disk (not the buffers).
+        self._disk_changed_index = False
 
     @property
     def answers(self) -> bool:
@@ -346,7 +348,7 @@ class Folder:
         try:
             started = time.perf_counter()
             changes = await self.host.run_indexing(self._refresh, report, rebuild)
-            if changes.changed or rebuild:  # an editor's buffers are saved when edits pause
+            if self._disk_changed_index or rebuild:  # buffers are saved when edits pause
                 await self.host.run_indexing(self.project.save)
             await self.check_warnings()
             log.info(
@@ -381,17 +383,21 @@ class Folder:
     def _refresh(self, report: Report | None, rebuild: bool) -> Changes:
         """On the indexer: the index in step with the disk, open documents as the editor
         has them."""
-        assert self.project is not None
+        project = self.project
+        assert project is not None
         if rebuild:
-            self.project.reset_index()
-        buffers = self.host.buffers(self)
-        changes = self.project.refresh(
-            _Counting(report) if report else None,
-            keep=set(buffers) & set(self.project.index.names()),
-        )
-        for rel, text in buffers.items():  # an open document counts as the editor has it
-            if not self.project.holds_text(rel, text):
-                self.project.update_text(rel, text)
+            project.reset_index()
+        with project.lock:
+            keep = set(self.host.buffers(self)) & set(project.index.names())
+            generation = project.index.generation
+        changes = project.refresh(_Counting(report) if report else None, keep=keep)
+        with project.lock:
+            self._disk_changed_index = project.index.generation != generation
+            # the buffers as they are now: an edit analysed meanwhile, on the worker
+            # thread, must not be put back to the text the refresh started with
+            for rel, text in self.host.buffers(self).items():
+                if not project.holds_text(rel, text):
+                    project.update_text(rel, text)
         return changes
 
     async def refresh(self) -> Changes:
