@@ -13,10 +13,12 @@ depends on nothing but:
 
 So each outcome is kept under a *signature* of each document (its content
 digest, its mode, the boilerplate and template keys it holds) and the evidence,
-and is used again when they are all the same. When the index holds exactly what
-it held at the last scan (the same saved copy, ``Workspace.index_state``) and the
-settings are the same, the kept outcomes are the answer and no candidate is even
-selected. A pair found again is the pair aligned again, to the byte (tests); a
+and is used again when they are all the same: a boilerplate limit that moves as
+files are added changes only the signatures of the documents holding keys it
+moves. When the index holds exactly what it held at the last scan (the same
+saved copy, ``Workspace.index_state``), the settings and the limit are the same,
+and the last scan kept every candidate's outcome, the kept outcomes are the
+answer and no candidate is even selected. A pair found again is the pair aligned again, to the byte (tests); a
 file that cannot be read, or is of another version, is a scan from scratch.
 """
 
