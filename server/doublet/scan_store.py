@@ -18,8 +18,9 @@ files are added changes only the signatures of the documents holding keys it
 moves. When the index holds exactly what it held at the last scan (the same
 saved copy, ``Workspace.index_state``), the settings and the limit are the same,
 and the last scan kept every candidate's outcome, the kept outcomes are the
-answer and no candidate is even selected. A pair found again is the pair aligned again, to the byte (tests); a
-file that cannot be read, or is of another version, is a scan from scratch.
+answer and no candidate is even selected. A pair found again is the pair
+aligned again, to the byte (tests); a file that cannot be read, or is of
+another version, is a scan from scratch.
 """
 
 from __future__ import annotations
