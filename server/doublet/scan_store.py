@@ -176,28 +176,29 @@ def evidence_of(candidate: Candidate) -> int:
 
 
 def document_signatures(
-    index: Index, names: Iterable[str], ignored: np.ndarray
+    index: Index,
+    names: Iterable[str],
+    ignored: np.ndarray,
+    digest_of: Callable[[tuple], str | None],
 ) -> dict[str, bytes | None]:
-    """Each document's signature: its content digest (from its stamp), its mode, and
-    the ignored fingerprint keys it holds; None for a document without a digest."""
-    wanted = sorted(set(names))
-    ids = [index.entry(name).id for name in wanted]
+    """Each document's signature: its content digest (``digest_of`` its stamp), its
+    mode, and the ignored fingerprint keys it holds; None for one without a digest."""
     left_out = _ignored_per_document(index, ignored)
     modes: dict[int, bytes] = {}
     signatures: dict[str, bytes | None] = {}
-    for name, doc_id in zip(wanted, ids, strict=True):
+    for name in set(names):
         entry = index.entry(name)
-        stamp = entry.stamp
-        if len(stamp) != 4 or not isinstance(stamp[2], str):
+        content = digest_of(entry.stamp)
+        if content is None:
             signatures[name] = None
             continue
         mode = modes.get(id(entry.mode))
         if mode is None:
             mode = modes[id(entry.mode)] = repr(sorted(entry.mode.as_data().items())).encode()
         digest = hashlib.blake2b(digest_size=16)
-        digest.update(stamp[2].encode())
+        digest.update(content.encode())
         digest.update(mode)
-        digest.update(left_out.get(doc_id, 0).to_bytes(8, "little"))
+        digest.update(left_out.get(entry.id, 0).to_bytes(8, "little"))
         signatures[name] = digest.digest()
     return signatures
 

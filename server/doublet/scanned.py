@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from doublet.engine.comparison import PairResult, passage_digest
+from doublet.engine.comparison import Covered, PairResult, passage_digest
 from doublet.engine.passages import Passage, union_length
 from doublet.engine.resemblance import Resemblance, combined
 from doublet.excerpts import line_range
@@ -32,7 +32,7 @@ class ScannedPassage:
 
 
 @dataclass(frozen=True)
-class ScannedPair:
+class ScannedPair(Covered):
     """Two documents by name, the passages they share and the pair's figures."""
 
     a: str
@@ -44,18 +44,6 @@ class ScannedPair:
     b_units: int
     resemblance: Resemblance
     lexical: bool  # a pair of programs: its resemblance is more than its similarity
-
-    @property
-    def similarity(self) -> float:
-        return (self.a_covered + self.b_covered) / max(self.a_units + self.b_units, 1)
-
-    @property
-    def a_coverage(self) -> float:
-        return self.a_covered / max(self.a_units, 1)
-
-    @property
-    def b_coverage(self) -> float:
-        return self.b_covered / max(self.b_units, 1)
 
     @cached_property
     def exact_coverage(self) -> float:

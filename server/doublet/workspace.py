@@ -105,6 +105,22 @@ class _Stamp:
         except (TypeError, ValueError):
             return None
 
+    # Read straight from a packed stamp, without an object: asked of every document of
+    # a refresh, a listing or a scan of 100,000 documents.
+
+    @staticmethod
+    def has_stat(values: tuple, info: os.stat_result) -> bool:
+        """Whether the packed stamp records this size and modification time."""
+        return len(values) == 4 and (values[0], values[1]) == (info.st_size, info.st_mtime_ns)
+
+    @staticmethod
+    def digest_of(values: tuple) -> str | None:
+        return values[2] if len(values) == 4 and isinstance(values[2], str) else None
+
+    @staticmethod
+    def chars_of(values: tuple) -> int:
+        return values[3] if len(values) == 4 and isinstance(values[3], int) else 0
+
 
 def content_digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
@@ -238,9 +254,7 @@ class Workspace:
         """Every indexed document as (relative path, characters, mode name), sorted."""
         rows = []
         for entry in self.index.entries():
-            stamp = entry.stamp  # _Stamp packed: (size, mtime, digest, chars)
-            chars = stamp[3] if len(stamp) == 4 and isinstance(stamp[3], int) else 0
-            rows.append((entry.name, chars, entry.mode.name))
+            rows.append((entry.name, _Stamp.chars_of(entry.stamp), entry.mode.name))
         return rows
 
     def is_document(self, rel: str) -> bool:
@@ -266,12 +280,11 @@ class Workspace:
         found, skipped = self.discovery.found()
         changes = Changes(skipped=list(skipped))
         files = sorted(found)
-        present = found
         with self.lock:
             vanished = {
                 name: _Stamp.unpack(self.index.entry(name).stamp)
                 for name in self.index.names()
-                if name not in present and name not in keep
+                if name not in found and name not in keep
             }
         to_read: list[tuple[str, os.stat_result]] = []
         for first in range(0, len(files), LOCKED_FILES):  # questions get in between
@@ -330,13 +343,7 @@ class Workspace:
         if entry is None:
             return info
         mode = self.config.mode_for(rel)
-        stamp = entry.stamp  # (size, mtime_ns, digest, chars): _Stamp packed
-        if (
-            len(stamp) == 4
-            and stamp[0] == info.st_size
-            and stamp[1] == info.st_mtime_ns
-            and entry.mode.key_params == mode.key_params
-        ):
+        if _Stamp.has_stat(entry.stamp, info) and entry.mode.key_params == mode.key_params:
             self._keep(rel, changes, mode)
             return None
         return info
@@ -625,7 +632,7 @@ class Workspace:
             self._forget_all()
         candidates, ignored = all_candidates(self.index, settings.max_docs)
         signatures = document_signatures(
-            self.index, (name for c in candidates for name in (c.a, c.b)), ignored
+            self.index, (name for c in candidates for name in (c.a, c.b)), ignored, _Stamp.digest_of
         )
         bases = [basis_of(c, signatures) for c in candidates]
         outcomes: list[ScannedPair | None] = [

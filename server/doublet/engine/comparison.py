@@ -27,16 +27,14 @@ from doublet.engine.passages import AlignOptions, Passage, align_seeds, find_see
 from doublet.engine.resemblance import Resemblance, resemblance
 
 
-@dataclass(frozen=True)
-class PairResult:
-    """Passages between documents A and B with pair-level figures."""
+class Covered:
+    """The figures of a pair made of its counts of covered units (``a_covered``,
+    ``b_covered``, ``a_units``, ``b_units``): the engine's pairs and a scan's kept ones
+    (doublet/scanned) count them alike."""
 
-    a: Document
-    b: Document
-    passages: list[Passage]
     a_covered: int
     b_covered: int
-    a_units: int  # units of the whole of A
+    a_units: int
     b_units: int
 
     @property
@@ -50,6 +48,19 @@ class PairResult:
     @property
     def similarity(self) -> float:
         return (self.a_covered + self.b_covered) / max(self.a_units + self.b_units, 1)
+
+
+@dataclass(frozen=True)
+class PairResult(Covered):
+    """Passages between documents A and B with pair-level figures."""
+
+    a: Document
+    b: Document
+    passages: list[Passage]
+    a_covered: int
+    b_covered: int
+    a_units: int  # units of the whole of A
+    b_units: int
 
     @property
     def exact_coverage(self) -> float:
