@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
-from doublet import __version__, lms, unzip
+from doublet import __version__, kept_report, lms, unzip
 from doublet.cli.report import (
     render_compare_text,
     render_json,
@@ -41,6 +41,7 @@ from doublet.engine.document import Document
 from doublet.engine.measures import measure_all
 from doublet.engine.modes import MODE_NAMES, MODES
 from doublet.index_store import IndexFileError
+from doublet.kept_report import KeptReport
 from doublet.report_html import render_html
 from doublet.results import (
     compare_data,
@@ -425,7 +426,10 @@ def _refresh(
 
 def _warn(workspace: Workspace) -> list[str]:
     """The workspace's warnings (Workspace.warnings), printed on stderr and returned."""
-    found = workspace.warnings()
+    return _say_warnings(workspace.warnings())
+
+
+def _say_warnings(found: list[str]) -> list[str]:
     for warning in found:
         print(f"doublet: warning: {warning}", file=sys.stderr)
     return found
@@ -436,25 +440,29 @@ Texts = Callable[[], dict[int, Document]]
 
 
 def _write(data: dict, args: argparse.Namespace, texts: Texts, started: float) -> None:
-    """Print a scan-shaped report in the format asked for (only the text and HTML
-    renderings read the documents)."""
+    """Print a scan-shaped report in the format asked for."""
+    sys.stdout.write(_rendered(data, args, texts, started))
+
+
+def _rendered(data: dict, args: argparse.Namespace, texts: Texts, started: float) -> str:
+    """A scan-shaped report in the format asked for (only the text and HTML renderings
+    read the documents)."""
     count = len(data["documents"])
     if args.format == "html":
-        sys.stdout.write(_html(data, args, texts))
-    elif args.format == "students":
-        sys.stdout.write(render_students_csv(data))
-    elif args.format == "json":
+        return _html(data, args, texts)
+    if args.format == "students":
+        return render_students_csv(data)
+    if args.format == "json":
         if getattr(args, "matrix", False):
             data["matrix"] = similarity_matrix(count, data)
-        sys.stdout.write(render_json(data))
-    elif args.format == "csv":
-        sys.stdout.write(render_matrix_csv(data) if args.matrix else render_pairs_csv(data))
+        return render_json(data)
+    if args.format == "csv":
+        return render_matrix_csv(data) if args.matrix else render_pairs_csv(data)
+    if getattr(args, "matrix", False):
+        shown = render_matrix_text(data, highlight=sys.stdout.isatty())
     else:
-        if getattr(args, "matrix", False):
-            sys.stdout.write(render_matrix_text(data, highlight=sys.stdout.isatty()))
-        else:
-            sys.stdout.write(render_pairs_text(data, texts()))
-        sys.stdout.write(render_summary(data, time.perf_counter() - started))
+        shown = render_pairs_text(data, texts())
+    return shown + render_summary(data, time.perf_counter() - started)
 
 
 def _html(data: dict, args: argparse.Namespace, texts: Texts) -> str:
@@ -472,8 +480,9 @@ def _html(data: dict, args: argparse.Namespace, texts: Texts) -> str:
 
 def run_report(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    data, texts = _scan(args)
-    page = _html(data, args, texts)
+    scan = _scan(args)
+    data = scan.data
+    page = _html(data, args, scan.texts)
     try:
         with open(args.output, "w", encoding="utf-8") as out:
             out.write(page)
@@ -489,16 +498,51 @@ def run_report(args: argparse.Namespace) -> int:
 
 def run_scan(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    data, texts = _scan(args)
-    _write(data, args, texts, started)
+    scan = _scan(args, keeping=args.format in kept_report.KEPT_FORMATS)
+    if scan.kept is not None:  # the report of this very index and these settings
+        sys.stdout.write(scan.kept.text)
+        return 0
+    text = _rendered(scan.data, args, scan.texts, started)
+    sys.stdout.write(text)
+    if scan.keeping is not None:
+        scan.keeping.keep(text, scan.data["warnings"])
     return 0
 
 
-def _scan(args: argparse.Namespace) -> tuple[dict, Texts]:
+@dataclass
+class _Keeping:
+    """Where a folder's report is kept (kept_report), and under which key."""
+
+    root: Path
+    key: bytes
+
+    def found(self) -> KeptReport | None:
+        return kept_report.load(self.root, self.key)
+
+    def keep(self, text: str, warnings: list[str]) -> None:
+        try:
+            kept_report.save(self.root, self.key, KeptReport(text, warnings))
+        except IndexFileError as exc:
+            print(f"doublet: the report was not kept: {exc}", file=sys.stderr)
+
+
+@dataclass
+class _Scan:
+    """What a scan found: its data and documents, or the report kept from the last one."""
+
+    data: dict
+    texts: Texts
+    kept: KeptReport | None = None  # the answer, when the last report is (data is empty)
+    keeping: _Keeping | None = None  # where to keep this scan's report
+
+
+def _scan(args: argparse.Namespace, keeping: bool = False) -> _Scan:
     """Scan the paths as the arguments say: the scan's data and its documents by id.
 
     A .zip is unpacked into a scratch folder first (removed at the end: its index is
-    not kept); earlier years (``--archive``) become references.
+    not kept); earlier years (``--archive``) become references. With ``keeping``, a
+    folder's report is kept (kept_report), and the last one kept is the answer when
+    it was made of the same index, settings and options.
     """
     show_progress = not args.no_progress
     with tempfile.TemporaryDirectory(prefix="doublet-") as scratch:
@@ -507,24 +551,30 @@ def _scan(args: argparse.Namespace) -> tuple[dict, Texts]:
         _recognise_download(workspace, inputs)
         shown = _namer(workspace, given)
         named = workspace.selected is not None
+        keep = not named and not args.no_index and not inputs.unpacked  # the folder's index
         _, skipped = _refresh(workspace, show_progress, shown, named=named)
-        if workspace.selected is None and not args.no_index and not inputs.unpacked:
+        if keep:
             _save_quietly(workspace)
-        listing = listing_of(workspace, shown)
         args.configured_threshold = workspace.config.min_similarity
+        key = kept_report.report_key(workspace.index_state(), workspace.config, args, skipped)
+        where = _Keeping(workspace.root, key) if keep and keeping and key is not None else None
+        found = where.found() if where is not None else None
+        if found is not None:
+            _say_warnings(found.warnings)
+            return _Scan({}, dict, kept=found)
+        listing = listing_of(workspace, shown)
         if getattr(args, "matrix", False) and len(listing.names) > MATRIX_LIMIT:
             raise UsageError(
                 f"--matrix shows at most {MATRIX_LIMIT} documents; found {len(listing.names)}"
             )
         warnings = _warn(workspace)
-        keep = workspace.selected is None and not args.no_index and not inputs.unpacked
         pairs = workspace.scan(_progress(show_progress, "comparing"), parallel=True, keep=keep)
         listing = with_given(listing, workspace, pairs)
         data = scan_data(listing, pairs, inputs.skipped + skipped, warnings)
         # read now, in the scratch folder's lifetime, and only for renderings that quote
         quoted = getattr(args, "format", "html") in ("html", "text")
         texts = texts_of(pairs, listing, workspace.document) if quoted else {}
-        return (quotable(data, texts) if quoted else data), lambda: texts
+        return _Scan(quotable(data, texts) if quoted else data, lambda: texts, keeping=where)
 
 
 @dataclass
