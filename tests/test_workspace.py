@@ -813,8 +813,8 @@ def test_a_file_that_vanishes_before_it_is_read_is_skipped(
 ) -> None:
     found = Discovery.found
 
-    def with_a_ghost(self: Discovery):  # seen while walking, gone before it is read
-        files, skipped = found(self)
+    def with_a_ghost(self: Discovery, pause=None):  # seen while walking, gone before read
+        files, skipped = found(self, pause)
         return {**files, "ghost.txt": next(iter(files.values()))}, skipped
 
     monkeypatch.setattr(Discovery, "found", with_a_ghost)
@@ -832,8 +832,8 @@ def test_a_file_that_vanishes_after_being_indexed_is_removed(
     (root / "c.txt").write_text("changed, then deleted before it was read\n")
     changed = os.lstat(root / "c.txt")
 
-    def stale(self: Discovery):
-        files, skipped = found(self)
+    def stale(self: Discovery, pause=None):
+        files, skipped = found(self, pause)
         return {**files, "c.txt": changed}, skipped  # listed, then deleted before the read
 
     (root / "c.txt").unlink()
@@ -1307,3 +1307,24 @@ def test_a_worker_reads_documents_in_batches_and_keeps_few(
     # comes alone (reading ahead then would drop documents still needed, and so on)
     assert len(asked) > len(documents.order)  # the cache was too small to keep them all
     assert len(reads) - len(asked) < len(documents.order)
+
+
+def test_a_refresh_lets_an_editors_question_go_first(root: Path) -> None:
+    workspace = Workspace.open(root)
+    workspace.refresh()
+    write(root, "e.txt", essay(filler(11), LIGHTHOUSE))
+    done = threading.Event()
+    with workspace.questions.asked():  # an edit being answered
+        thread = threading.Thread(target=lambda: (workspace.refresh(), done.set()), daemon=True)
+        thread.start()
+        assert not done.wait(0.3)  # the refresh waits for the question ...
+        assert "e.txt" not in workspace.index
+    assert done.wait(5)  # ... then goes on
+    assert "e.txt" in workspace.index
+
+
+def test_a_stream_of_questions_does_not_stop_a_refresh(root: Path) -> None:
+    workspace = Workspace.open(root)
+    with workspace.questions.asked():  # never answered: the refresh waits a while each time
+        changes = workspace.refresh()
+    assert len(changes.added) == 5

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import stat as stat_module
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pathspec import GitIgnoreSpec
@@ -64,10 +64,13 @@ class Discovery:
         found, skipped = self.found()
         return sorted(found), skipped
 
-    def found(self) -> tuple[dict[str, os.stat_result], list[Skipped]]:
+    def found(
+        self, pause: Callable[[], None] | None = None
+    ) -> tuple[dict[str, os.stat_result], list[Skipped]]:
         """The documents, each with its ``lstat`` (taken once, while walking: a refresh
         of an unchanged folder of 100,000 files needs nothing more of the disk), and
-        what was passed over with a reason."""
+        what was passed over with a reason. ``pause`` is called before each folder is
+        listed (a language server lets an editor's questions through)."""
         found: dict[str, os.stat_result] = {}
         skipped: list[Skipped] = []
         tops = [""] if self.selected is None else list(self.selected)
@@ -80,13 +83,21 @@ class Discovery:
                 else:
                     found[top] = info
                 continue
-            self._walk(top, found, skipped)
+            self._walk(top, found, skipped, pause)
         return found, skipped
 
-    def _walk(self, top: str, found: dict[str, os.stat_result], skipped: list[Skipped]) -> None:
+    def _walk(
+        self,
+        top: str,
+        found: dict[str, os.stat_result],
+        skipped: list[Skipped],
+        pause: Callable[[], None] | None,
+    ) -> None:
         start = self.root / top if top else self.root
         ignores = self._ignores_above(top) if top else []
         for folder, dirs, files in walk_tree(str(start), skipped, self.root):
+            if pause is not None:
+                pause()
             here = Path(folder)
             rel_folder = "" if here == self.root else here.relative_to(self.root).as_posix() + "/"
             if self.config.respect_gitignore:

@@ -15,6 +15,7 @@ index lives in memory only.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -150,6 +151,8 @@ class Workspace:
         #: Held while the index changes or is written, so a background save
         #: never writes an index half-way through an update.
         self.lock = threading.RLock()
+        #: An editor's questions under way: background work (a refresh) lets them go first.
+        self.questions = Questions()
         #: The index's generation when it was last read from or written to disk.
         self._saved_generation = self.index.generation if index is not None else None
         #: How many shards the index was last written in (or read from: unknown, None).
@@ -277,7 +280,7 @@ class Workspace:
         index changes, not while files are read, so questions can be answered in
         the meantime (a language server does).
         """
-        found, skipped = self.discovery.found()
+        found, skipped = self.discovery.found(self.questions.let_through)
         changes = Changes(skipped=list(skipped))
         files = sorted(found)
         with self.lock:
@@ -288,6 +291,7 @@ class Workspace:
             }
         to_read: list[tuple[str, os.stat_result]] = []
         for first in range(0, len(files), LOCKED_FILES):  # questions get in between
+            self.questions.let_through()
             with self.lock:
                 for rel in files[first : first + LOCKED_FILES]:
                     if rel in keep and rel in self.index:
@@ -541,9 +545,10 @@ class Workspace:
     def warnings(self) -> list[str]:
         """What would make the answers mislead as configured: a mode whose fingerprints
         are mostly boilerplate finds little, and says nothing of it (engine/candidates)."""
-        with self.lock:
+        with self.lock:  # a copy to estimate on: an editor's edits need not wait for it
             limit = boilerplate_limit(len(self.index), self.config.boilerplate)
-            shares = boilerplate_shares(self.index, limit)
+            index = self.index.snapshot()
+        shares = boilerplate_shares(index, limit)
         found = []
         for name, share in sorted(shares.items()):
             if share <= DROWNED_SHARE:
@@ -689,6 +694,45 @@ class Workspace:
 
 
 _NO_ROLE = Role()
+
+
+class Questions:
+    """Questions an editor is asking of the index now (``asked``), which background
+    work on the index lets through first (``let_through``).
+
+    Python runs one thread at a time: a refresh checking 100,000 files and an
+    edit's question would each run at half speed, and the question would also
+    wait for the refresh's turn with the lock. So the refresh waits, between two
+    turns, until no question is under way, and an edit is answered as fast as
+    when nothing else runs.
+    """
+
+    #: Never longer than this at a time, so that a stream of questions cannot stop a
+    #: refresh (an edit's question takes tens of milliseconds).
+    LONGEST_WAIT = 0.5
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._under_way = 0
+        self._none = threading.Event()
+        self._none.set()
+
+    @contextlib.contextmanager
+    def asked(self) -> Iterator[None]:
+        with self._lock:
+            self._under_way += 1
+            self._none.clear()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._under_way -= 1
+                if not self._under_way:
+                    self._none.set()
+
+    def let_through(self) -> None:
+        """Wait while questions are under way (never holding the workspace's lock)."""
+        self._none.wait(self.LONGEST_WAIT)
 
 
 class _Saving:

@@ -765,7 +765,9 @@ class Index:
         group_list: list[str | None] = [*group_names, None]  # -1 is None
         role_ids = zip(templates.tolist(), references.tolist(), group_of.tolist(), strict=True)
         entries = index._entries
-        for doc_id, (name, mode, count, start, kinds, role_id, stamp) in enumerate(
+        assert KINDS == (FINGERPRINTS, SENTENCES, LEXICON)  # the columns' order
+        # 100,000 entries are made on every load: no per-entry zip or check in here
+        for doc_id, (name, mode, count, start, (f, s, x), role_id, stamp) in enumerate(
             zip(
                 names,
                 mode_of.tolist(),
@@ -780,18 +782,9 @@ class Index:
             role = roles.get(role_id)
             if role is None:
                 role = roles[role_id] = Role(role_id[0], role_id[1], group_list[role_id[2]])
-            entries.append(
-                Entry(
-                    name,
-                    doc_id,
-                    modes[mode],
-                    count,
-                    start,
-                    dict(zip(KINDS, kinds, strict=True)),
-                    role,
-                    tuple(stamp),
-                )
-            )
+            kinds = {FINGERPRINTS: f, SENTENCES: s, LEXICON: x}
+            stamp = stamp if type(stamp) is tuple else tuple(stamp)
+            entries.append(Entry(name, doc_id, modes[mode], count, start, kinds, role, stamp))
         index._by_name = {name: doc_id for doc_id, name in enumerate(names)}
         index._starts = _Column(np.int64, starts)
         index._alive = _Column(bool, np.ones(n, dtype=bool))

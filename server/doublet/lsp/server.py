@@ -434,10 +434,11 @@ class DoubletServer(LanguageServer):
 
     def _analyse(self, folder: Folder, rel: str, text: str):
         assert folder.project is not None
-        folder.project.update_text(rel, text)
-        if folder.saver:
-            folder.saver.changed()
-        return folder.project.similar(rel, text)
+        with folder.project.questions.asked():  # before a refresh under way
+            folder.project.update_text(rel, text)
+            if folder.saver:
+                folder.saver.changed()
+            return folder.project.similar(rel, text)
 
     def publish(self, document: OpenDocument, version, text: str, matches: list[Match]) -> None:
         folder = document.folder
