@@ -3,23 +3,23 @@ folder again costs little more than finding that nothing changed.
 
 The kept pairs (scan_store) already spare a second scan any alignment; what was
 left on a folder of 100,000 documents was making 64,000 pairs into objects and
-data and rendering them again: 6 of the 9 seconds. A report in JSON, CSV or HTML
-is made of nothing but the index's documents, the scan's pairs and the settings
-(no clock), so its text is kept under a *key* that names everything it was made
-from:
+data and rendering them again: 6 of the 9 seconds. A report is made of nothing
+but the index's documents, the scan's pairs and the settings, so its text is
+kept under a *key* that names everything it was made from:
 
 - the saved index it was made from (``Workspace.index_state``: a name per save,
   None while the index differs from the saved one, so nothing is kept then);
 - the whole configuration (doublet.toml and the command line's overrides);
-- the command's options, and how the folder was named (the report prints paths
-  as the user typed them);
+- the command and its options, and how the folder was named (reports print
+  paths as the user typed them), and whether the output is a terminal;
 - the files passed over, with their reasons;
 - the versions of Doublet, of the kept pairs and of this file.
 
-When the key is the same the kept text is printed again; anything else (an
-edit, a setting, another format) renders anew and replaces it. The text
-rendering is never kept: it ends with how long the scan took. A file that
-cannot be read, or is of another version, is a scan as if there were none.
+When the key is the same the kept text is printed again, with its warnings;
+anything else (an edit, a setting, another format) renders anew and replaces
+it. The one line made anew each time is the text form's last, which says how
+long the scan took (from the kept counts). A file that cannot be read, or is of
+another version, is a scan as if there were none.
 """
 
 from __future__ import annotations
@@ -44,26 +44,31 @@ MAGIC = b"DOUBLET-REPORT\n"
 #: Changed whenever what the key names no longer decides the rendering.
 VERSION = 1
 
-#: The formats whose text is kept: made of the scan's data alone.
-KEPT_FORMATS = ("json", "csv", "students", "html")
-
-#: Options that change how a scan runs or is shown while it runs, not what it prints.
-_NOT_IN_KEY = frozenset({"no_progress", "command"})
+#: Options that change how a scan runs, or where its report goes, not what it says.
+_NOT_IN_KEY = frozenset({"no_progress", "output"})
 
 
 @dataclass(frozen=True)
 class KeptReport:
-    """A report's text and the warnings printed with it."""
+    """A report's text, the warnings printed with it, and the counts of its summary
+    line (cli/report ``summary_of``: the text form's last line says how long the scan
+    took, so it is written anew)."""
 
     text: str
     warnings: list[str]
+    summary: dict
 
 
 def report_key(
-    state: str | None, config: Config, args: argparse.Namespace, skipped: Sequence[Skipped]
+    state: str | None,
+    config: Config,
+    args: argparse.Namespace,
+    skipped: Sequence[Skipped],
+    terminal: bool,
 ) -> bytes | None:
-    """The key of the report a scan with these inputs prints, or None when the index is
-    not a saved one (nothing is kept then)."""
+    """The key of the report a scan with these inputs prints (``terminal``: whether it
+    is shown on one, in colour), or None when the index is not a saved one (nothing is
+    kept then)."""
     if state is None:
         return None
     options = sorted(
@@ -79,6 +84,7 @@ def report_key(
         config,
         options,
         [(item.path, item.reason) for item in skipped],
+        terminal,
     )
     text = repr(named).encode("utf-8", "surrogateescape")
     return hashlib.blake2b(text, digest_size=16).digest()
@@ -98,7 +104,10 @@ def load(root: Path, key: bytes) -> KeptReport | None:
         if data["key"] != key:
             return None
         text = bytes(data["text"]).decode("utf-8", "surrogatepass")
-        return KeptReport(text, [str(w) for w in data["warnings"]])
+        summary = data["summary"]
+        if not isinstance(summary, dict):
+            raise TypeError("the summary is not a table")
+        return KeptReport(text, [str(w) for w in data["warnings"]], summary)
     except index_store.IndexFileError as exc:
         log.info("the last report is not used: %s", exc)
     except (KeyError, TypeError, ValueError) as exc:
@@ -113,6 +122,7 @@ def save(root: Path, key: bytes, report: KeptReport) -> None:
         "key": key,
         "text": report.text.encode("utf-8", "surrogatepass"),
         "warnings": report.warnings,
+        "summary": report.summary,
     }
     try:
         index_store.write_checked(root, FILE, data, MAGIC, VERSION)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -136,8 +137,44 @@ def test_a_damaged_kept_report_is_not_used(ws: Path) -> None:
     assert scan(ws, "--format", "json") == first
 
 
-def test_text_and_no_index_scans_keep_nothing(ws: Path) -> None:
-    scan(ws)  # the text form ends with how long the scan took
-    assert not report_file(ws).exists()
+def test_the_text_form_is_kept_but_for_the_time_it_took(ws: Path) -> None:
+    first, again, fresh_one = (out.decode() for out in (scan(ws), scan(ws), fresh(ws)))
+    for output in (first, again, fresh_one):
+        last = output.rstrip("\n").rpartition("\n")[2]
+        assert re.fullmatch(
+            r"Scanned 9 documents \(9 prose\) in [0-9.]+ s: 4 pairs share passages\.", last
+        )
+    assert untimed(again) == untimed(first) == untimed(fresh_one)
+    assert "amira-haddad" in first
+
+
+def untimed(text: str) -> str:
+    return re.sub(r" in [0-9.]+ s:", " in _ s:", text)
+
+
+def test_the_teachers_report_page_is_kept(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("DOUBLET_DEBUG", raising=False)
+    pages = [tmp_path / "first.html", tmp_path / "again.html", tmp_path / "changed.html"]
+    report = ["report", str(ws), "--no-progress", "--output"]
+    assert cli.main([*report, str(pages[0])]) == 0
+    capsys.readouterr()
+
+    def no_scan(*args: object, **kwargs: object) -> None:
+        raise AssertionError("an unchanged folder was scanned again")
+
+    monkeypatch.setattr(Workspace, "scan", no_scan)
+    assert cli.main([*report, str(pages[1])]) == 0
+    assert pages[0].read_bytes() == pages[1].read_bytes()
+    said = capsys.readouterr().err
+    assert "Scanned 9 documents" in said and f"Report written to {pages[1]}" in said
+    monkeypatch.undo()
+    (ws / AMIRA).write_text("Something else altogether.\n", "utf-8")
+    assert cli.main([*report, str(pages[2])]) == 0
+    assert pages[2].read_bytes() != pages[0].read_bytes()
+
+
+def test_a_scan_with_no_index_keeps_nothing(ws: Path) -> None:
     scan(ws, "--no-index", "--format", "json")
     assert not report_file(ws).exists()

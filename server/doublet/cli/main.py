@@ -32,6 +32,7 @@ from doublet.cli.report import (
     render_students_csv,
     render_summary,
     similarity_matrix,
+    summary_of,
 )
 from doublet.cluster import ClusterError, dask_cluster
 from doublet.config import DEFAULT_SOURCE, DEFAULTS, ConfigError
@@ -441,12 +442,12 @@ Texts = Callable[[], dict[int, Document]]
 
 def _write(data: dict, args: argparse.Namespace, texts: Texts, started: float) -> None:
     """Print a scan-shaped report in the format asked for."""
-    sys.stdout.write(_rendered(data, args, texts, started))
+    sys.stdout.write(_rendered(data, args, texts) + _summary(summary_of(data), args, started))
 
 
-def _rendered(data: dict, args: argparse.Namespace, texts: Texts, started: float) -> str:
-    """A scan-shaped report in the format asked for (only the text and HTML renderings
-    read the documents)."""
+def _rendered(data: dict, args: argparse.Namespace, texts: Texts) -> str:
+    """A scan-shaped report in the format asked for, but for the text form's last line
+    (:func:`_summary`); only the text and HTML renderings read the documents."""
     count = len(data["documents"])
     if args.format == "html":
         return _html(data, args, texts)
@@ -459,10 +460,20 @@ def _rendered(data: dict, args: argparse.Namespace, texts: Texts, started: float
     if args.format == "csv":
         return render_matrix_csv(data) if args.matrix else render_pairs_csv(data)
     if getattr(args, "matrix", False):
-        shown = render_matrix_text(data, highlight=sys.stdout.isatty())
-    else:
-        shown = render_pairs_text(data, texts())
-    return shown + render_summary(data, time.perf_counter() - started)
+        return render_matrix_text(data, highlight=_highlight())
+    return render_pairs_text(data, texts())
+
+
+def _highlight() -> bool:
+    """Whether the text matrix shows high values in colour: on a terminal."""
+    return sys.stdout.isatty()
+
+
+def _summary(summary: dict, args: argparse.Namespace, started: float) -> str:
+    """The text form's last line: what was scanned, and in how long."""
+    if args.format != "text":
+        return ""
+    return render_summary(summary, time.perf_counter() - started)
 
 
 def _html(data: dict, args: argparse.Namespace, texts: Texts) -> str:
@@ -480,32 +491,37 @@ def _html(data: dict, args: argparse.Namespace, texts: Texts) -> str:
 
 def run_report(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    scan = _scan(args)
-    data = scan.data
-    page = _html(data, args, scan.texts)
+    scan = _scan(args, keeping=True)
+    if scan.kept is not None:  # the page of this very index and these settings
+        page, summary = scan.kept.text, scan.kept.summary
+    else:
+        page, summary = _html(scan.data, args, scan.texts), summary_of(scan.data)
     try:
         with open(args.output, "w", encoding="utf-8") as out:
             out.write(page)
     except OSError as exc:
         raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     print(
-        f"{render_summary(data, time.perf_counter() - started).rstrip()}\n"
+        f"{render_summary(summary, time.perf_counter() - started).rstrip()}\n"
         f"Report written to {args.output} ({len(page.encode('utf-8')) / 1e6:.1f} MB).",
         file=sys.stderr,
     )
+    if scan.keeping is not None:
+        scan.keeping.keep(page, scan.data["warnings"], summary)
     return 0
 
 
 def run_scan(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    scan = _scan(args, keeping=args.format in kept_report.KEPT_FORMATS)
+    scan = _scan(args, keeping=True)
     if scan.kept is not None:  # the report of this very index and these settings
-        sys.stdout.write(scan.kept.text)
+        sys.stdout.write(scan.kept.text + _summary(scan.kept.summary, args, started))
         return 0
-    text = _rendered(scan.data, args, scan.texts, started)
-    sys.stdout.write(text)
+    text = _rendered(scan.data, args, scan.texts)
+    summary = summary_of(scan.data)
+    sys.stdout.write(text + _summary(summary, args, started))
     if scan.keeping is not None:
-        scan.keeping.keep(text, scan.data["warnings"])
+        scan.keeping.keep(text, scan.data["warnings"], summary)
     return 0
 
 
@@ -519,9 +535,9 @@ class _Keeping:
     def found(self) -> KeptReport | None:
         return kept_report.load(self.root, self.key)
 
-    def keep(self, text: str, warnings: list[str]) -> None:
+    def keep(self, text: str, warnings: list[str], summary: dict) -> None:
         try:
-            kept_report.save(self.root, self.key, KeptReport(text, warnings))
+            kept_report.save(self.root, self.key, KeptReport(text, warnings, summary))
         except IndexFileError as exc:
             print(f"doublet: the report was not kept: {exc}", file=sys.stderr)
 
@@ -556,7 +572,9 @@ def _scan(args: argparse.Namespace, keeping: bool = False) -> _Scan:
         if keep:
             _save_quietly(workspace)
         args.configured_threshold = workspace.config.min_similarity
-        key = kept_report.report_key(workspace.index_state(), workspace.config, args, skipped)
+        key = kept_report.report_key(
+            workspace.index_state(), workspace.config, args, skipped, _highlight()
+        )
         where = _Keeping(workspace.root, key) if keep and keeping and key is not None else None
         found = where.found() if where is not None else None
         if found is not None:

@@ -62,16 +62,22 @@ def render_pairs_text(data: dict, texts: dict[int, Document]) -> str:
     return out.getvalue()
 
 
-def render_summary(data: dict, seconds: float) -> str:
-    documents = data["documents"]
+def summary_of(data: dict) -> dict:
+    """What the summary line counts: documents by mode, files passed over, pairs."""
     modes: dict[str, int] = {}
-    for d in documents:
+    for d in data["documents"]:
         modes[d["mode"]] = modes.get(d["mode"], 0) + 1
+    return {"modes": modes, "skipped": len(data["skipped"]), "pairs": len(data["pairs"])}
+
+
+def render_summary(summary: dict, seconds: float) -> str:
+    """The last line of a text report (``summary``: :func:`summary_of` the data)."""
+    modes: dict[str, int] = summary["modes"]
     parts = ", ".join(f"{n} {m}" for m, n in sorted(modes.items()))
-    skipped = f"; {len(data['skipped'])} skipped" if data["skipped"] else ""
-    pairs = len(data["pairs"])
+    skipped = f"; {summary['skipped']} skipped" if summary["skipped"] else ""
+    pairs = summary["pairs"]
     return (
-        f"Scanned {len(documents)} documents ({parts or 'none'}){skipped} in {seconds:.2f} s:"
+        f"Scanned {sum(modes.values())} documents ({parts or 'none'}){skipped} in {seconds:.2f} s:"
         f" {pairs} pair{'s' if pairs != 1 else ''} share passages.\n"
     )
 
