@@ -460,6 +460,9 @@ async def lsp_session(doublet: str, truth: dict, edits: int, timeout: float) -> 
         ),
         "pastes_flagged": pastes_flagged,
         "pastes": (edits + 1) // 2,
+        # each edit's latency in order, and whether it was sent during the start-up refresh
+        "latencies_ms": [round(x, 1) for x in latencies],
+        "sent_while_indexing": indexing,
         **memory,
     }
 

@@ -1328,3 +1328,17 @@ def test_a_stream_of_questions_does_not_stop_a_refresh(root: Path) -> None:
     with workspace.questions.asked():  # never answered: the refresh waits a while each time
         changes = workspace.refresh()
     assert len(changes.added) == 5
+
+
+def test_a_refresh_says_whether_it_changed_the_index(root: Path) -> None:
+    workspace = Workspace.open(root)
+    assert workspace.refresh().index_changed
+    assert not workspace.refresh().index_changed
+    workspace.update_text("a.txt", "An editor's buffer, not the file.")  # not the refresh's
+    assert not workspace.refresh(keep={"a.txt"}).index_changed
+    info = os.stat(root / "b.txt")
+    os.utime(root / "b.txt", ns=(info.st_atime_ns, info.st_mtime_ns + 10**9))  # touched
+    changes = workspace.refresh(keep={"a.txt"})
+    assert changes.index_changed and not changes.changed
+    (root / "c.txt").unlink()
+    assert workspace.refresh(keep={"a.txt"}).index_changed

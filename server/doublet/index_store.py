@@ -47,8 +47,9 @@ FILE = "index.msgpack"
 #: 2: file names stored as bytes; 3: code units with mirrored comparisons; 4: sentence keys
 #: beside fingerprints, and each document's mode; 5: lexicon keys of programs; 6: keys
 #: without the text ignore marks leave out (engine/ignore_marks); 7: may be in shards;
-#: 8: the documents as columns, a CRC-32 checksum
-VERSION = 8
+#: 8: the documents as columns, a CRC-32 checksum; 9: each document's start (removed
+#: documents leave their positions unused: engine/index ``export``)
+VERSION = 9
 MAGIC = b"DOUBLET-INDEX\n"
 #: Keys are 32-bit hashes: the shards' ranges cut this space.
 KEY_SPACE = 1 << 32
@@ -57,6 +58,7 @@ _DIGEST = 4
 _COLUMNS = {
     "modes": "<u4",
     "units": "<i8",
+    "starts": "<i8",
     "postings": "<i8",
     "templates": "u1",
     "references": "u1",

@@ -80,6 +80,10 @@ class Changes:
     renamed: list[tuple[str, str]] = field(default_factory=list)
     unchanged: int = 0
     skipped: list[Skipped] = field(default_factory=list)
+    #: Whether the refresh changed the index at all (a touched file's new time, a
+    #: role or thresholds that follow the configuration), not counting what others
+    #: changed meanwhile (an editor's buffers).
+    index_changed: bool = False
 
     @property
     def changed(self) -> bool:
@@ -293,6 +297,7 @@ class Workspace:
         for first in range(0, len(files), LOCKED_FILES):  # questions get in between
             self.questions.let_through()
             with self.lock:
+                generation = self.index.generation
                 for rel in files[first : first + LOCKED_FILES]:
                     if rel in keep and rel in self.index:
                         changes.unchanged += 1
@@ -304,6 +309,7 @@ class Workspace:
                         continue
                     if info is not None:
                         to_read.append((rel, info))
+                changes.index_changed |= self.index.generation != generation
         jobs = [
             (os.path.join(self.root, rel), rel, self.config.mode_for(rel), info.st_size)
             for rel, info in to_read
@@ -313,15 +319,18 @@ class Workspace:
             to_read, progress(prepared) if progress else prepared, strict=True
         ):
             with self.lock:
+                generation = self.index.generation
                 if isinstance(result, NotText):
                     self._skip(rel, result.reason, changes)
                 else:
                     self._apply(rel, info, result, vanished, changes)
+                changes.index_changed |= self.index.generation != generation
         with self.lock:
             for name in vanished:
                 if name in self.index:
                     self.index.remove(name)
                     changes.removed.append(name)
+                    changes.index_changed = True
                     self._forget(name)
         self.skipped = changes.skipped
         for item in changes.skipped:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from prose_samples import UNRELATED_SENTENCES
 
+from doublet import index_store
 from doublet.engine import index as index_module
 from doublet.engine.candidates import all_candidates, candidates_of
 from doublet.engine.document import Document, DocumentKeys
@@ -135,6 +136,16 @@ class IndexMatchesRebuild(RuleBasedStateMachine):
         self.index.set_role(name, role)
         self.roles[name] = role
 
+    @rule(snapshot=st.booleans())
+    def save_and_load(self, snapshot) -> None:
+        """Saved (removed documents' postings dropped, or all renumbered) and read back,
+        through the file's columns; ``snapshot``: as a save does, or the index itself."""
+        data = (self.index.snapshot() if snapshot else self.index).export()
+        data["documents"] = index_store._unpack_documents(
+            index_store._pack_documents(data["documents"])
+        )
+        self.index = Index.restore(data)
+
     @rule(picks=st.lists(st.integers(0, len(SENTENCES) - 1), min_size=1, max_size=5))
     def new_buffer(self, picks) -> None:
         self.extra = text_of(picks)
@@ -159,6 +170,7 @@ def small_segments(monkeypatch):
     monkeypatch.setattr(index_module, "MERGE_POSTINGS", 40)
     monkeypatch.setattr(index_module, "MIDDLE_POSTINGS", 120)
     monkeypatch.setattr(index_module, "COMPACT_SHARE", 0.1)
+    monkeypatch.setattr(index_module, "SPARSE_SHARE", random.choice([0.05, 0.25, 0.9]))
 
 
 TestIndexMatchesRebuild = IndexMatchesRebuild.TestCase
@@ -370,3 +382,54 @@ def test_a_snapshot_exports_what_the_index_held_whatever_happens_to_it_after() -
         assert np.array_equal(got[kind]["positions"], expected[kind]["positions"])
     assert "d3.txt" not in got["documents"]["names"] and len(got["documents"]["names"]) == 11
     assert len(index) == 3  # and the index went its own way
+
+
+def test_a_save_drops_removed_documents_without_moving_the_others(monkeypatch):
+    monkeypatch.setattr(index_module, "SPARSE_SHARE", 0.25)
+    monkeypatch.setattr(index_module, "COMPACT_SHARE", 10.0)  # never compacted in memory
+    texts = {f"d{i}.txt": " ".join(UNRELATED_SENTENCES[i : i + 6]) for i in range(12)}
+    index = Index()
+    for name, text in texts.items():
+        index.add(name, document(name, text).keys, PROSE)
+    starts = {name: index.entry(name).start for name in texts}
+    index.remove("d3.txt")
+    before = {kind: postings_by_name(index, kind) for kind in KINDS}
+    assert any(name == "d3.txt" for _, name, _ in before[FINGERPRINTS]) is False
+    restored = Index.restore(index.snapshot().export())
+    assert restored.names() == sorted(set(texts) - {"d3.txt"})
+    assert {n: restored.entry(n).start for n in restored.names()} == {
+        n: s for n, s in starts.items() if n != "d3.txt"
+    }
+    for kind in KINDS:
+        assert postings_by_name(restored, kind) == before[kind]
+
+
+def postings_by_name(index: Index, kind: str) -> list[tuple[int, str, int]]:
+    keys, ids, positions = index.live_postings(kind)
+    names = [index.entry_of(i).name for i in ids.tolist()]
+    return sorted(zip(keys.tolist(), names, positions.tolist(), strict=True))
+
+
+def test_a_save_renumbers_when_most_positions_are_unused(monkeypatch):
+    monkeypatch.setattr(index_module, "COMPACT_SHARE", 10.0)  # never compacted in memory
+    texts = {f"d{i}.txt": " ".join(UNRELATED_SENTENCES[i : i + 6]) for i in range(8)}
+    index = Index()
+    for name, text in texts.items():
+        index.add(name, document(name, text).keys, PROSE)
+    for name in ["d0.txt", "d1.txt", "d2.txt", "d3.txt"]:
+        index.remove(name)
+    data = index.snapshot().export()
+    assert data["documents"]["starts"][0] == 0  # d4 moved to the front
+    assert data["next_start"] == sum(index.entry(n).units + 1 for n in index.names())
+
+
+@given(
+    positions=st.lists(st.integers(0, 5000), max_size=200),
+    cuts=st.lists(st.integers(0, 5000), max_size=60, unique=True),
+)
+def test_positions_outside_ranges_by_either_way(positions, cuts):
+    cuts = sorted(cuts)
+    ranges = [(a, b) for a, b in zip(cuts[::2], cuts[1::2], strict=False)]  # sorted, apart
+    at = np.array(positions, dtype=np.uint32)
+    want = [all(not (a <= p < b) for a, b in ranges) for p in positions]
+    assert index_module._outside(at, ranges).tolist() == want

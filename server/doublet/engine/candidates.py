@@ -147,7 +147,7 @@ def boilerplate_shares(index: Index, max_docs: int, sample: int = SHARE_SAMPLE) 
     """The share of each mode's fingerprints whose key is boilerplate (in more than
     ``max_docs`` documents), estimated on the fingerprints of a sample of the keys when
     there are more than ``sample`` of them."""
-    entries = list(index.entries())
+    entries = index.live_entries()
     total = sum(e.postings[FINGERPRINTS] for e in entries)
     if not total:
         return {}

@@ -114,8 +114,10 @@ class Host(Protocol):
         exclude may have changed, or the folder has just been opened)."""
         ...
 
-    def reanalyse(self, folder: Folder) -> None:
-        """Analyse the folder's open documents again: its index changed."""
+    def reanalyse(self, folder: Folder, unanswered_only: bool = False) -> None:
+        """Analyse the folder's open documents again: its index changed (or, with
+        ``unanswered_only``, it did not, and only those without an answer for their
+        text are)."""
         ...
 
 
@@ -297,13 +299,16 @@ class Folder:
         if self.closed:  # removed while its index was loading
             return
         self.saver = DebouncedSave(self.project)
-        # watch before indexing, so that nothing written meanwhile is missed
-        self.watcher = Watcher(self.project.root, asyncio.get_running_loop(), self.files_changed)
-        self.watcher.start()
         if len(self.project.index):  # the last session's index: its answers first
             self.from_saved = True
             self.host.relocate(self)
             await self.host.analyse_now(self)
+            if self.closed:
+                return
+        # watch before indexing, so that nothing written meanwhile is missed (and after
+        # the first answers: watching 100,000 files takes a tenth of a second to set up)
+        self.watcher = Watcher(self.project.root, asyncio.get_running_loop(), self.files_changed)
+        self.watcher.start()
         await self.index()
 
     def current_config(self) -> Config:
@@ -345,9 +350,11 @@ class Folder:
                 loop.call_soon_threadsafe(self.host.report_progress, token, message, percentage)
 
         report = Throttled(loop, send)
+        answered = False  # whether the open documents' answers still hold
         try:
             started = time.perf_counter()
             changes = await self.host.run_indexing(self._refresh, report, rebuild)
+            answered = self.from_saved and not changes.index_changed
             if self._disk_changed_index or rebuild:  # buffers are saved when edits pause
                 await self.host.run_indexing(self.project.save)
             await self.check_warnings()
@@ -374,7 +381,9 @@ class Folder:
             self.state = "closed"
             return
         self.host.relocate(self)  # buffers may have opened before the index
-        self.host.reanalyse(self)
+        # an unchanged index gives the answers given from it before the refresh: asking
+        # again would only keep the first edits after it waiting (100,000 documents)
+        self.host.reanalyse(self, unanswered_only=answered)
         if self.nested != self._nested_applied:  # a folder inside came or went meanwhile
             self._config_changed = True
         if self._disk_changes or self._config_changed:  # files changed while indexing
@@ -389,10 +398,11 @@ class Folder:
             project.reset_index()
         with project.lock:
             keep = set(self.host.buffers(self)) & set(project.index.names())
-            generation = project.index.generation
         changes = project.refresh(_Counting(report) if report else None, keep=keep)
+        # not the editor's own updates meanwhile: they are saved when edits pause, and
+        # saving 100,000 documents right after the start-up slowed every edit made then
+        self._disk_changed_index = changes.index_changed
         with project.lock:
-            self._disk_changed_index = project.index.generation != generation
             # the buffers as they are now: an edit analysed meanwhile, on the worker
             # thread, must not be put back to the text the refresh started with
             for rel, text in self.host.buffers(self).items():

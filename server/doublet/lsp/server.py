@@ -221,10 +221,15 @@ class DoubletServer(LanguageServer):
             if document.folder is folder and document.rel is not None:
                 await self.analyse(document, 0)
 
-    def reanalyse(self, folder: Folder) -> None:
+    def reanalyse(self, folder: Folder, unanswered_only: bool = False) -> None:
         for document in list(self.opened.values()):
-            if document.folder is folder:
-                self.schedule(document, delay=0)
+            if document.folder is not folder:
+                continue
+            if unanswered_only and document.uri in self.published:
+                version = self.workspace.get_text_document(document.uri).version
+                if document.version == version:
+                    continue  # answered for this very text
+            self.schedule(document, delay=0)
 
     def show_message(self, kind: types.MessageType, message: str) -> None:
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
