@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import logging
 import os
 import threading
@@ -298,6 +299,9 @@ class Folder:
             return
         if self.closed:  # removed while its index was loading
             return
+        # the index's hundreds of thousands of objects live as long as the server:
+        # out of the collector's way, whose full passes over them paused edits 50-100 ms
+        gc.freeze()
         self.saver = DebouncedSave(self.project)
         if len(self.project.index):  # the last session's index: its answers first
             self.from_saved = True
