@@ -47,9 +47,12 @@ pieces (the first pieces of each work), fewer plants (at least 20 of each kind).
 
 Each executable (``--current``, and ``--baseline`` when given) then runs, as in
 bench/scale.py: the first scan (``doublet scan FOLDER --format json
---threshold 0 --no-progress`` after deleting FOLDER/.doublet) and a second scan
-of the unchanged folder (index kept): wall time, the child's peak RSS, MB of
-text per second, peak RSS / text size, pairs listed; recall of the planted
+--threshold 0 --no-progress`` after deleting FOLDER/.doublet), three more scans
+of the unchanged folder (index kept; the target is read on their median: the
+first of them follows the first scan's writing of the index), and one after a
+sentence is added to one document (the file is put back after it): wall time,
+the child's peak RSS, MB of text per second, peak RSS / text size, pairs
+listed; recall of the planted
 copies, paraphrases and Chinese reuse, each separately (found: the pair is
 listed with a passage overlapping the planted range; scale.py's ``recall``).
 Unless ``--no-lsp``: ``doublet index`` from nothing, then the language server
@@ -557,8 +560,16 @@ def scan_figures(doublet: str, folder: Path, truth: dict) -> dict:
     argv = [doublet, "scan", str(folder), "--format", "json", "--threshold", "0"]
     argv.append("--no-progress")
     out: dict = {"command": " ".join(argv)}
-    for name in ("first_scan", "second_scan"):
-        run = measured_run(argv, SCAN_TIMEOUT)
+    edited = folder / truth["copies"][0]["planted"]  # a planted copy
+    original = edited.read_bytes()
+    for name in ("first_scan", "second_scan", "third_scan", "fourth_scan", "one_changed"):
+        if name == "one_changed":  # a sentence added to one document, as a student would
+            edited.write_bytes(original + b"\nOne more sentence, added later.\n")
+        try:
+            run = measured_run(argv, SCAN_TIMEOUT)
+        finally:
+            if name == "one_changed":
+                edited.write_bytes(original)
         if run.exit_code != 0:
             why = "timed out" if run.timed_out else f"exit code {run.exit_code}"
             raise RuntimeError(f"{' '.join(argv)}: {why}: {run.stderr.strip()[-2000:]}")
@@ -586,6 +597,8 @@ def scan_figures(doublet: str, folder: Path, truth: dict) -> dict:
             f"{found}",
             flush=True,
         )
+    again = sorted(out[name]["seconds"] for name in ("second_scan", "third_scan", "fourth_scan"))
+    out["second_scan"]["median_of_three"] = again[1]  # the unchanged folder, three times
     return out
 
 
@@ -693,6 +706,8 @@ ROWS = (  # label, path in a run's figures, format
     ("first scan", "first_scan.seconds", "{:.1f} s"),
     ("first scan, MB of text / s", "first_scan.text_mb_per_s", "{:.2f}"),
     ("second scan (unchanged, index kept)", "second_scan.seconds", "{:.2f} s"),
+    ("… median of three such scans", "second_scan.median_of_three", "{:.2f} s"),
+    ("scan after one document changed (a sentence added)", "one_changed.seconds", "{:.1f} s"),
     ("peak memory, first scan", "first_scan.peak_rss_mb", "{:,} MB"),
     ("peak memory / text, first scan", "first_scan.peak_rss_per_text", "{:.2f}×"),
     ("peak memory, second scan", "second_scan.peak_rss_mb", "{:,} MB"),
@@ -717,7 +732,7 @@ ROWS = (  # label, path in a run's figures, format
 
 TARGETS = {  # the targets: path -> (as text, met?)
     "first_scan.text_mb_per_s": ("≥ 10", lambda v: v >= 10),
-    "second_scan.seconds": ("< 3 s", lambda v: v < 3),
+    "second_scan.median_of_three": ("< 3 s", lambda v: v < 3),
     "first_scan.peak_rss_per_text": ("≤ 5×", lambda v: v <= 5),
     "second_scan.peak_rss_per_text": ("≤ 5×", lambda v: v <= 5),
     "serve.startup_to_first_diagnostics_s": ("< 1 s", lambda v: v < 1),

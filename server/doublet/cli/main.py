@@ -491,7 +491,7 @@ def _html(data: dict, args: argparse.Namespace, texts: Texts) -> str:
 
 def run_report(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    scan = _scan(args, keeping=True)
+    scan = _scan(args)
     if scan.kept is not None:  # the page of this very index and these settings
         page, summary = scan.kept.text, scan.kept.summary
     else:
@@ -513,7 +513,7 @@ def run_report(args: argparse.Namespace) -> int:
 
 def run_scan(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    scan = _scan(args, keeping=True)
+    scan = _scan(args)
     if scan.kept is not None:  # the report of this very index and these settings
         sys.stdout.write(scan.kept.text + _summary(scan.kept.summary, args, started))
         return 0
@@ -552,13 +552,13 @@ class _Scan:
     keeping: _Keeping | None = None  # where to keep this scan's report
 
 
-def _scan(args: argparse.Namespace, keeping: bool = False) -> _Scan:
+def _scan(args: argparse.Namespace) -> _Scan:
     """Scan the paths as the arguments say: the scan's data and its documents by id.
 
     A .zip is unpacked into a scratch folder first (removed at the end: its index is
-    not kept); earlier years (``--archive``) become references. With ``keeping``, a
-    folder's report is kept (kept_report), and the last one kept is the answer when
-    it was made of the same index, settings and options.
+    not kept); earlier years (``--archive``) become references. A folder's report is
+    kept (kept_report), and the last one kept is the answer when it was made of the
+    same index, settings and options.
     """
     show_progress = not args.no_progress
     with tempfile.TemporaryDirectory(prefix="doublet-") as scratch:
@@ -575,7 +575,7 @@ def _scan(args: argparse.Namespace, keeping: bool = False) -> _Scan:
         key = kept_report.report_key(
             workspace.index_state(), workspace.config, args, skipped, _highlight()
         )
-        where = _Keeping(workspace.root, key) if keep and keeping and key is not None else None
+        where = _Keeping(workspace.root, key) if keep and key is not None else None
         found = where.found() if where is not None else None
         if found is not None:
             _say_warnings(found.warnings)
