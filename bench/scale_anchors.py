@@ -16,7 +16,7 @@ anchors-sample-N/``), its subfolders kept. Reads the folder that
 ``python -m bench.scale_100k --build-only`` makes (about a minute). Run with
 nothing else heavy on the machine::
 
-    .venv/bin/python -m bench.scale_anchors                  # about 10 minutes
+    .venv/bin/python -m bench.scale_anchors                  # about 5 minutes
     .venv/bin/python -m bench.scale_anchors --sizes 250 500  # quicker
 
 Writes bench/results/scale_anchors.json and prints a Markdown table.
@@ -40,7 +40,7 @@ from bench.anchors import copydetect_all_pairs, dolos_all_pairs
 from bench.measure import git_commit
 from bench.scan_quality import measured_run
 
-SIZES = (250, 500, 1000)
+SIZES = (500, 1000, 2000, 4000)
 SEED = 12
 TIMEOUT = 1800.0
 #: Node's heap for Dolos, in MB: its default runs out on a few tens of MB of text.
@@ -81,7 +81,7 @@ def fitted(runs: dict[int, dict], total: int) -> dict | None:
         "seconds_per_document": per_document,
         "microseconds_per_pair": round(per_pair * 1e6, 3),
         "seconds_at_total": round(at_total),
-        "days_at_total": round(at_total / 86400, 1),
+        "hours_at_total": round(at_total / 3600, 1),
     }
 
 
@@ -150,7 +150,7 @@ def render(results: dict) -> str:
         for name in ("doublet", "copydetect", "dolos"):
             run = row[name]
             done = run.get("finished", True)
-            cell = f"{run['seconds']:.1f} s, {run['peak_rss_mb']:,} MB"
+            cell = f"{run['seconds']:.1f} s, {run['peak_rss_mb']:,.0f} MB"
             cells.append(cell if done else f"not finished ({run.get('reason')})")
         lines.append("| " + " | ".join(cells) + " |")
     for name, fit in results["extrapolated"].items():
@@ -160,7 +160,7 @@ def render(results: dict) -> str:
         lines.append(
             f"\n{name}: {fit['microseconds_per_pair']} µs a pair, "
             f"{fit['seconds_per_document']:.4f} s a document: "
-            f"{fit['seconds_at_total']:,} s ({fit['days_at_total']} days) for "
+            f"{fit['seconds_at_total']:,} s ({fit['hours_at_total']} hours) for "
             f"{results['folder']['documents']:,} documents"
         )
     return "\n".join(lines)
