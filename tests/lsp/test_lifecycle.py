@@ -136,6 +136,21 @@ async def test_a_restart_reuses_the_saved_index(folder: Path):
         assert diagnostic.range == source_range(folder)
 
 
+async def test_a_restart_that_finds_nothing_changed_answers_each_document_once(folder: Path):
+    async with session(folder) as client:
+        await ready(client)
+    index = folder / INDEX
+    saved = index.read_bytes()
+    async with session(folder) as client:
+        source = open_document(client, folder, SOURCE)  # while the saved index loads
+        await published(client, source, where=lambda d: len(d) == 1)
+        await ready(client)
+        await asyncio.sleep(0.5)
+        answers = [p for p in client.published if p.uri == source]
+        assert len(answers) == 1, "the unchanged index was asked again after its refresh"
+        assert index.read_bytes() == saved, "an unchanged index was saved again"
+
+
 async def test_a_restart_answers_from_the_saved_index_while_it_is_refreshed(folder: Path):
     async with session(folder) as client:
         await ready(client)
