@@ -105,8 +105,13 @@ def load(root: Path, key: bytes) -> KeptReport | None:
             return None
         text = bytes(data["text"]).decode("utf-8", "surrogatepass")
         summary = data["summary"]
-        if not isinstance(summary, dict):
-            raise TypeError("the summary is not a table")
+        if not (
+            isinstance(summary, dict)
+            and isinstance(summary.get("modes"), dict)
+            and isinstance(summary.get("skipped"), int)
+            and isinstance(summary.get("pairs"), int)
+        ):
+            raise TypeError("the summary's counts are missing")
         return KeptReport(text, [str(w) for w in data["warnings"]], summary)
     except index_store.IndexFileError as exc:
         log.info("the last report is not used: %s", exc)

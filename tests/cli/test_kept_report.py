@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from doublet import kept_report
+from doublet import index_store, kept_report
 from doublet.cli import main as cli
 from doublet.workspace import Workspace
 
@@ -178,3 +178,11 @@ def test_the_teachers_report_page_is_kept(
 def test_a_scan_with_no_index_keeps_nothing(ws: Path) -> None:
     scan(ws, "--no-index", "--format", "json")
     assert not report_file(ws).exists()
+
+
+def test_a_kept_report_without_its_counts_is_not_used(ws: Path) -> None:
+    first = scan(ws, "--format", "json")
+    kept = index_store.read_checked(report_file(ws), kept_report.MAGIC, kept_report.VERSION)
+    broken = {**kept, "text": b"not the report", "summary": {"pairs": 1}}
+    index_store.write_checked(ws, kept_report.FILE, broken, kept_report.MAGIC, kept_report.VERSION)
+    assert scan(ws, "--format", "json") == first
