@@ -18,7 +18,6 @@ from doublet.cli import main as cli
 from doublet.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "examples"
 AMIRA = "essays/amira-haddad.txt"
 CLOUGH = ROOT / "tests" / "data" / "clough-stevenson"
 
@@ -33,14 +32,6 @@ def doublet(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess:
     )
     assert run.returncode == 0, run.stderr
     return run
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    shutil.copytree(EXAMPLES / "essays", root / "essays")
-    shutil.copytree(EXAMPLES / "sources", root / "sources")
-    return root
 
 
 def scan(ws: Path, *options: str, spelled: str = "ws") -> bytes:

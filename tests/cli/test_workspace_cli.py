@@ -66,14 +66,6 @@ def refused(run: subprocess.CompletedProcess) -> str:
     return lines[0]
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    shutil.copytree(EXAMPLES / "essays", root / "essays")
-    shutil.copytree(EXAMPLES / "sources", root / "sources")
-    return root
-
-
 def pairs_of(data: dict) -> dict[tuple[str, str], dict]:
     """Pairs of a JSON report by (A's path, B's path)."""
     paths = {d["id"]: d["path"] for d in data["documents"]}
