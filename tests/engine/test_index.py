@@ -11,7 +11,7 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from prose_samples import UNRELATED_SENTENCES
@@ -171,6 +171,7 @@ def small_segments(monkeypatch):
     monkeypatch.setattr(index_module, "MIDDLE_POSTINGS", 120)
     monkeypatch.setattr(index_module, "COMPACT_SHARE", 0.1)
     monkeypatch.setattr(index_module, "SPARSE_SHARE", random.choice([0.05, 0.25, 0.9]))
+    monkeypatch.setattr(index_module, "DIRECTORY_FROM", random.choice([1, 1 << 18]))
 
 
 TestIndexMatchesRebuild = IndexMatchesRebuild.TestCase
@@ -412,6 +413,7 @@ def postings_by_name(index: Index, kind: str) -> list[tuple[int, str, int]]:
 
 def test_a_save_renumbers_when_most_positions_are_unused(monkeypatch):
     monkeypatch.setattr(index_module, "COMPACT_SHARE", 10.0)  # never compacted in memory
+    monkeypatch.setattr(index_module, "SPARSE_SHARE", 0.25)  # not the fixture's random one
     texts = {f"d{i}.txt": " ".join(UNRELATED_SENTENCES[i : i + 6]) for i in range(8)}
     index = Index()
     for name, text in texts.items():
@@ -433,3 +435,29 @@ def test_positions_outside_ranges_by_either_way(positions, cuts):
     at = np.array(positions, dtype=np.uint32)
     want = [all(not (a <= p < b) for a, b in ranges) for p in positions]
     assert index_module._outside(at, ranges).tolist() == want
+
+
+_KEY = st.one_of(
+    st.integers(0, 2**32 - 1),  # anywhere
+    st.integers(0x7F000000, 0x7F0000FF),  # many in one range of the directory
+    st.sampled_from([0, 5, 2**32 - 1]),  # long runs of one key, and the extremes
+)
+
+
+@given(
+    keys=st.lists(_KEY, max_size=400)
+    | st.lists(st.integers(0x7F000000, 0x7F0000FF), max_size=100),  # one range, any length
+    wanted=st.lists(_KEY, max_size=60),
+)
+@example(  # every key of a range as long as the directory's steps can search
+    keys=[0x7F000000 + 2 * i for i in range(63)], wanted=[0x7F000000 + i for i in range(127)]
+)
+def test_the_runs_of_keys_are_found_through_the_directory_as_by_a_binary_search(keys, wanted):
+    sorted_keys = np.array(sorted(keys), dtype=np.uint32)
+    segment = index_module._Segment(sorted_keys, np.arange(len(keys), dtype=np.uint32))
+    asked = np.unique(np.array(wanted, dtype=np.uint32))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(index_module, "DIRECTORY_FROM", 1)
+        first, stop = segment.runs(asked)
+    assert first.tolist() == np.searchsorted(sorted_keys, asked, side="left").tolist()
+    assert stop.tolist() == np.searchsorted(sorted_keys, asked, side="right").tolist()
