@@ -76,7 +76,7 @@ def test_a_second_scan_of_an_unchanged_folder_aligns_nothing(
     def no_candidates(*args):
         raise AssertionError("candidates were selected again")
 
-    monkeypatch.setattr(workspace_module, "all_candidates", no_candidates)
+    monkeypatch.setattr(workspace_module, "select_candidates", no_candidates)
     counted.aligned.clear()
     again = _scan_kept(root)
     assert counted.aligned == []

@@ -33,8 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-from doublet.engine.candidates import Candidate
+from doublet.engine.candidates import Candidate, all_candidates
 from doublet.engine.document import Document, split_together
+from doublet.engine.index import Index
 from doublet.engine.matching import Progress, Settings, align_each
 from doublet.engine.modes import Mode
 from doublet.scanned import ScannedPair, scanned
@@ -57,19 +58,36 @@ _BATCH_CHARS = 1_000_000
 log = logging.getLogger(__name__)
 
 
-#: The cluster work goes to instead of this machine's processes, with its worker count.
-_cluster: ContextVar[tuple[Executor, int] | None] = ContextVar("cluster", default=None)
+#: How a cluster selects a folder's candidates (index, boilerplate limit -> candidates,
+#: fingerprint keys to ignore), if it does.
+Selector = Callable[[Index, int], tuple[list[Candidate], np.ndarray]]
+
+#: The cluster work goes to instead of this machine's processes, with its worker count
+#: and its way of selecting candidates.
+_cluster: ContextVar[tuple[Executor, int, Selector | None] | None] = ContextVar(
+    "cluster", default=None
+)
 
 
 @contextmanager
-def running_on(executor: Executor, count: int) -> Iterator[None]:
+def running_on(executor: Executor, count: int, select: Selector | None = None) -> Iterator[None]:
     """Send the work of this context to ``executor`` (a cluster's, with ``count`` workers)
-    instead of this machine's processes, however little there is."""
-    token = _cluster.set((executor, count))
+    instead of this machine's processes, however little there is; and the selection
+    of a scan's candidates to ``select``, if given."""
+    token = _cluster.set((executor, count, select))
     try:
         yield
     finally:
         _cluster.reset(token)
+
+
+def select_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.ndarray]:
+    """A folder's candidate pairs (engine/candidates ``all_candidates``): on the cluster
+    when there is one that selects them (doublet/cluster), else here."""
+    cluster = _cluster.get()
+    if cluster is not None and cluster[2] is not None:
+        return cluster[2](index, max_docs)
+    return all_candidates(index, max_docs)
 
 
 def on_cluster() -> bool:

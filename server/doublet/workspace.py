@@ -36,7 +36,6 @@ from doublet.engine import matching
 from doublet.engine.candidates import (
     BOILERPLATE_SHARE,
     DROWNED_SHARE,
-    all_candidates,
     boilerplate_limit,
     boilerplate_shares,
 )
@@ -46,7 +45,7 @@ from doublet.engine.given import given_spans
 from doublet.engine.index import Index, Role
 from doublet.engine.index import keys_of as index_keys
 from doublet.engine.modes import MODES, Mode
-from doublet.parallel import align_here, parallel_aligner
+from doublet.parallel import align_here, parallel_aligner, select_candidates
 from doublet.scan_store import ScanStore, basis_of, document_signatures, settings_signature
 from doublet.scanned import ScannedPair, ranked
 from doublet.skipped import NotText, Skipped
@@ -644,7 +643,7 @@ class Workspace:
         else aligned now; ``store`` then holds this scan's outcomes only."""
         if parallel:  # the workers read and cut up what they align: nothing to keep here
             self._forget_all()
-        candidates, ignored = all_candidates(self.index, settings.max_docs)
+        candidates, ignored = select_candidates(self.index, settings.max_docs)
         signatures = document_signatures(
             self.index, (name for c in candidates for name in (c.a, c.b)), ignored, _Stamp.digest_of
         )

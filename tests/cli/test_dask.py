@@ -160,7 +160,8 @@ def test_a_scan_on_a_dask_cluster_is_the_same_to_the_byte(tmp_path: Path, schedu
         alone = scan_json(folder)
         assert b'"pairs": [\n    {' in alone  # something to compare
         assert scan_json(folder, "--scheduler", scheduler) == alone, folder.name
-    assert {"prepare_batch", "align_chunk"} <= jobs_run_by(scheduler)  # (prefixes drop "_")
+    ran = jobs_run_by(scheduler)  # (prefixes drop "_")
+    assert {"prepare_batch", "align_chunk", "seeds_of_shard", "evidence_of_part"} <= ran
 
 
 def test_a_scan_on_local_dask_workers_is_the_same_to_the_byte(tmp_path: Path) -> None:

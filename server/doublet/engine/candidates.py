@@ -316,15 +316,31 @@ def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.nda
         here = np.flatnonzero(sentence_part == part)
         shares[here] = _isin_sorted(pair_ids[here], sharing)
     del copied
-    for p, count, share in zip(pair_ids.tolist(), seeds.tolist(), shares.tolist(), strict=True):
+    said = _Postings.of(*index.live_postings(LEXICON))
+    said = said.without_keys(_ignored(said, templates, pairing))
+    lexicon = _shared_keys(said, n)
+    return _assembled(entries, n, evidence, (pair_ids, seeds, shares), lexicon), ignored
+
+
+def _assembled(
+    entries: dict[int, Entry],
+    n: int,
+    evidence: dict[tuple[int, int], list[int]],
+    sentences: tuple[np.ndarray, np.ndarray, np.ndarray],
+    lexicon: Iterable[tuple[int, int]],
+) -> list[Candidate]:
+    """The candidates, from the evidence of copied text (``evidence``: pairs of document
+    ids to their fingerprint seeds and whether their text is the same), the sentence
+    seeds (pair ids as a * n + b, seeds, whether the pair shares a fingerprint) and the
+    lexicon keys shared (pair id, count)."""
+    pair_ids, counts, shares = sentences
+    for p, count, share in zip(pair_ids.tolist(), counts.tolist(), shares.tolist(), strict=True):
         x, y = divmod(p, n)
         if (x, y) in evidence:
             evidence[x, y][1] = count
         elif enough_sentence_seeds(count, _keyed(entries[x]), _keyed(entries[y]), share):
             evidence[x, y] = [0, count, 0, 0]
-    said = _Postings.of(*index.live_postings(LEXICON))
-    said = said.without_keys(_ignored(said, templates, pairing))
-    for p, count in _shared_keys(said, n):
+    for p, count in lexicon:
         if count >= LEXICON_SEEDS:
             evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[2] = count
 
@@ -335,31 +351,44 @@ def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.nda
             continue
         if ea.name > eb.name:
             ea, eb = eb, ea
-        fingerprint, sentence, lexicon, same = seeds
-        found.append(Candidate(ea.name, eb.name, fingerprint, sentence, lexicon, bool(same)))
+        fingerprint, sentence, said, same = seeds
+        found.append(Candidate(ea.name, eb.name, fingerprint, sentence, said, bool(same)))
     found.sort(key=lambda c: (c.a, c.b))
-    return found, ignored
+    return found
 
 
 def _identical_pairs(postings: _Postings, n: int, templates: np.ndarray, limit: int) -> np.ndarray:
     """Pairs (as a * n + b, a < b) of documents made of the same fingerprints (the same
     set of keys, wherever they are), but not of a text that more than ``limit``
     documents are, nor of documents holding a key of a template."""
+    summed, held, holding = identity_sums(postings, n, templates)
+    held[holding] = 0
+    return identical_from_sums(summed, held, n, limit)
+
+
+def identity_sums(
+    postings: _Postings, n: int, templates: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per document, a sum naming the set of its keys and how many there are; and the
+    documents holding a key of a template. Postings split by key add up: each part's
+    sums, added (modulo 2^64), are the whole's."""
     keys, owners = postings.keys, postings.docs
-    if keys.shape[0] == 0:
-        return np.zeros(0, np.int64)
-    if templates.shape[0]:
+    holding = np.zeros(0, np.int64)
+    if templates.shape[0] and keys.shape[0]:
         given = np.unique(keys[np.isin(owners, templates)])
-        holding = np.unique(owners[np.isin(keys, given)])
-        keep = ~np.isin(owners, holding)
-        keys, owners = keys[keep], owners[keep]
-        if keys.shape[0] == 0:
-            return np.zeros(0, np.int64)
+        holding = np.unique(owners[np.isin(keys, given)]).astype(np.int64)
+    summed = np.zeros(n, dtype=np.uint64)
+    if not keys.shape[0]:
+        return summed, np.zeros(n, dtype=np.uint64), holding
     first = np.r_[True, (keys[1:] != keys[:-1]) | (owners[1:] != owners[:-1])]
     keys, owners = keys[first], owners[first]  # each key once per document
-    summed = np.zeros(n, dtype=np.uint64)
     np.add.at(summed, owners, mix64(keys.astype(np.uint64), 2))  # the same set, the same sum
-    held = np.bincount(owners, minlength=n).astype(np.uint64)
+    return summed, np.bincount(owners, minlength=n).astype(np.uint64), holding
+
+
+def identical_from_sums(summed: np.ndarray, held: np.ndarray, n: int, limit: int) -> np.ndarray:
+    """The pairs of documents with the same sum and count (``held`` 0: left out), in
+    groups of at most ``limit``."""
     docs = np.flatnonzero(held > 0)
     if docs.shape[0] < 2:
         return np.zeros(0, np.int64)
@@ -412,6 +441,19 @@ def _dense_pairs(
         at_b_parts.append(at_b)
     pair = np.concatenate(pair_parts) if pair_parts else np.zeros(0, np.int64)
     del pair_parts
+    return dense_seeded(pair, at_a_parts, at_b_parts, reach, min_seeds)
+
+
+def dense_seeded(
+    pair: np.ndarray,
+    at_a_parts: list[np.ndarray],
+    at_b_parts: list[np.ndarray],
+    reach: int,
+    min_seeds: int,
+) -> tuple[Iterator[tuple[int, int]], np.ndarray]:
+    """:func:`_dense_pairs` of the seeds of some pairs of documents, every seed of each
+    of them: ``pair`` ids (a * n + b) and the positions in a and in b (in parts, put
+    end to end: each is let go as soon as it is used)."""
     if not pair.shape[0]:  # no key shared (in this part of the pairs)
         return iter(()), pair
     # only pairs sharing min_seeds keys can be dense: a few in a hundred of a big folder
@@ -422,9 +464,9 @@ def _dense_pairs(
     kept = _carrying(pair, enough)
     pair = pair[kept]
     dense_in_a = clustered_groups(pair, np.concatenate(at_a_parts)[kept], reach, min_seeds)
-    del at_a_parts
+    at_a_parts.clear()
     dense_in_b = clustered_groups(pair, np.concatenate(at_b_parts)[kept], reach, min_seeds)
-    del at_b_parts
+    at_b_parts.clear()
     dense = np.intersect1d(dense_in_a, dense_in_b)
     named, shared = np.unique(pair, return_counts=True)
     is_dense = _isin_sorted(named, dense)

@@ -528,6 +528,10 @@ class Index:
         """One more than the largest document id (ids of removed documents included)."""
         return len(self._entries)
 
+    def posting_count(self) -> int:
+        """Postings held, of every kind (removed documents' included until dropped)."""
+        return sum(len(table) for table in self._tables.values())
+
     def add(
         self,
         name: str,
