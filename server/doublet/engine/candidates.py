@@ -442,12 +442,14 @@ def _sentence_pairs(
     groups: np.ndarray, at_a: np.ndarray, at_b: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Shared sentence keys as (group, hash naming the group and the two sentences); a
-    group is a pair of documents, or a document facing a query."""
-    with np.errstate(over="ignore"):
-        named = mix64(groups) ^ mix64(
-            (at_a.astype(np.uint64) << np.uint64(32)) | at_b.astype(np.uint64), 1
-        )
-    return groups, named
+    group is a pair of documents, or a document facing a query.
+
+    The group's hash is mixed again with the sentences: ``mix64(x, salt)`` is
+    ``mix64(x + salt)``, so XOR-ing two of them named group g at sentences p and group
+    p + 1 at sentences g - 1 alike, and a seed of one pair was taken for another's —
+    which pairs lost one depended on the documents' ids, not only on their text."""
+    packed = (at_a.astype(np.uint64) << np.uint64(32)) | at_b.astype(np.uint64)
+    return groups, mix64(mix64(groups) ^ packed, 1)
 
 
 def _sentence_seeds(
