@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -268,9 +268,33 @@ def part_of(doc_a: np.ndarray, doc_b: np.ndarray, parts: int) -> np.ndarray:
     return (doc_a.astype(np.int64) + doc_b) % parts
 
 
-def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.ndarray]:
+@dataclass
+class Seen:
+    """What a folder's selection saw that selecting again after a few changes needs
+    (engine/selection): for each kind of key, the keys that more than ``floors[kind]``
+    documents hold, with how many, and the keys templates hold; and each document's
+    digest of its set of fingerprint keys (:func:`set_digests`)."""
+
+    floors: dict[str, int]
+    counted: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    given: dict[str, np.ndarray] = field(default_factory=dict)
+    digests: tuple[np.ndarray, np.ndarray] = field(
+        default_factory=lambda: (np.zeros(0, np.int64), np.zeros(0, np.uint64))
+    )
+
+    def note(self, kind: str, postings: _Postings, given: np.ndarray) -> None:
+        common = postings.documents > self.floors[kind]
+        keys = postings.keys[postings.starts[common]]
+        self.counted[kind] = (keys, postings.documents[common].astype(np.int64))
+        self.given[kind] = given
+
+
+def all_candidates(
+    index: Index, max_docs: int, seen: Seen | None = None
+) -> tuple[list[Candidate], np.ndarray]:
     """Every pair of indexed documents worth aligning, and the fingerprint keys to ignore
-    (boilerplate and templates) when aligning them."""
+    (boilerplate and templates) when aligning them; ``seen`` notes what selecting them
+    again needs (when there are two documents or more)."""
     entries = {e.id: e for e in index.entries()}
     if len(entries) < 2:
         return [], np.zeros(0, np.uint32)
@@ -287,6 +311,8 @@ def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.nda
     # folder of 100,000 documents makes tens of millions), and the sentence keys'
     # postings are let go before the fingerprints' are taken.
     reworded = _Postings.of(*index.live_postings(SENTENCES))
+    if seen is not None:
+        seen.note(SENTENCES, reworded, _given_keys(reworded, templates))
     reworded = reworded.without_keys(_ignored(reworded, templates, min(pairing, SENTENCE_PAIRING)))
     parts = _parts(reworded.pair_count())
     found_parts = [
@@ -302,7 +328,12 @@ def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.nda
 
     copied = _Postings.of(*index.live_postings(FINGERPRINTS))
     ignored = _ignored(copied, templates, max_docs)
-    identical = _identical_pairs(copied, n, templates, pairing)
+    given = _given_keys(copied, templates)
+    digests = set_digests(copied.keys, copied.docs, n, given)
+    if seen is not None:
+        seen.note(FINGERPRINTS, copied, given)
+        seen.digests = digests
+    identical = same_digest_pairs(*digests, n, pairing)
     copied = copied.without_keys(_ignored(copied, templates, pairing))
     for p in identical.tolist():
         evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[3] = 1
@@ -316,21 +347,51 @@ def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.nda
         here = np.flatnonzero(sentence_part == part)
         shares[here] = _isin_sorted(pair_ids[here], sharing)
     del copied
+    _sentence_evidence(evidence, pair_ids, seeds, shares, n, entries.__getitem__)
+    said = _Postings.of(*index.live_postings(LEXICON))
+    if seen is not None:
+        seen.note(LEXICON, said, _given_keys(said, templates))
+    said = said.without_keys(_ignored(said, templates, pairing))
+    _lexicon_evidence(evidence, _shared_keys(said, n), n)
+    return _found_in(evidence, entries.__getitem__), ignored
+
+
+def _sentence_evidence(
+    evidence: dict[tuple[int, int], list[int]],
+    pair_ids: np.ndarray,
+    seeds: np.ndarray,
+    shares: np.ndarray,
+    n: int,
+    entry_of: Callable[[int], Entry],
+) -> None:
+    """Add pairs' sentence seeds to ``evidence`` (fingerprint seeds and the same text
+    already in it): a pair already there takes its count, another is selected by
+    :func:`enough_sentence_seeds` (``shares``: whether it shares a fingerprint)."""
     for p, count, share in zip(pair_ids.tolist(), seeds.tolist(), shares.tolist(), strict=True):
         x, y = divmod(p, n)
         if (x, y) in evidence:
             evidence[x, y][1] = count
-        elif enough_sentence_seeds(count, _keyed(entries[x]), _keyed(entries[y]), share):
+        elif enough_sentence_seeds(count, _keyed(entry_of(x)), _keyed(entry_of(y)), share):
             evidence[x, y] = [0, count, 0, 0]
-    said = _Postings.of(*index.live_postings(LEXICON))
-    said = said.without_keys(_ignored(said, templates, pairing))
-    for p, count in _shared_keys(said, n):
+
+
+def _lexicon_evidence(
+    evidence: dict[tuple[int, int], list[int]], shared: Iterable[tuple[int, int]], n: int
+) -> None:
+    """Add the pairs (as a * n + b) sharing LEXICON_SEEDS lexicon keys or more."""
+    for p, count in shared:
         if count >= LEXICON_SEEDS:
             evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[2] = count
 
+
+def _found_in(
+    evidence: dict[tuple[int, int], list[int]], entry_of: Callable[[int], Entry]
+) -> list[Candidate]:
+    """The candidates that ``evidence`` selects among pairs that may be reported (one
+    mode, roles that allow it), named in order, sorted."""
     found = []
     for (x, y), seeds in evidence.items():
-        ea, eb = entries[x], entries[y]
+        ea, eb = entry_of(x), entry_of(y)
         if ea.mode.salt != eb.mode.salt or not ea.role.may_pair(eb.role):
             continue
         if ea.name > eb.name:
@@ -338,32 +399,106 @@ def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.nda
         fingerprint, sentence, lexicon, same = seeds
         found.append(Candidate(ea.name, eb.name, fingerprint, sentence, lexicon, bool(same)))
     found.sort(key=lambda c: (c.a, c.b))
-    return found, ignored
+    return found
 
 
-def _identical_pairs(postings: _Postings, n: int, templates: np.ndarray, limit: int) -> np.ndarray:
-    """Pairs (as a * n + b, a < b) of documents made of the same fingerprints (the same
-    set of keys, wherever they are), but not of a text that more than ``limit``
-    documents are, nor of documents holding a key of a template."""
-    keys, owners = postings.keys, postings.docs
+def candidates_touching(
+    postings: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+    ignored: dict[str, np.ndarray],
+    focus: np.ndarray,
+    identical: np.ndarray,
+    n: int,
+    reach: int,
+    min_seeds: int,
+    entry_of: Callable[[int], Entry],
+) -> list[Candidate]:
+    """The candidates among the pairs of documents that touch a ``focus`` document (a
+    mask by id), with the evidence all_candidates gives them (engine/selection asks).
+
+    ``postings`` (key, document, position) of each kind must hold every posting of the
+    focus documents' keys in each document that is to pair with them; ``ignored``, the
+    keys of each kind that select no pair (boilerplate at the pairing limit, templates');
+    ``identical``, the pairs (as a * n + b) of the same text among them.
+    """
+    seeds = {}
+    for kind, (keys, docs, positions) in postings.items():
+        order = np.lexsort((positions, docs, keys))
+        found = _Postings.of(keys[order], docs[order], positions[order])
+        seeds[kind] = _touching(found.without_keys(ignored[kind]), focus, n)
+    evidence: dict[tuple[int, int], list[int]] = {}
+    for p in identical.tolist():
+        evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[3] = 1
+    pair, at_a, at_b = seeds[FINGERPRINTS]
+    dense, sharing = _dense_of(pair, [at_a], [at_b], reach, min_seeds)
+    for p, count in dense:
+        evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[0] = count
+    pair, at_a, at_b = seeds[SENTENCES]
+    pair_ids, counts = _sentence_seeds([_sentence_pairs(pair, at_a, at_b)] if pair.shape[0] else [])
+    _sentence_evidence(evidence, pair_ids, counts, _isin_sorted(pair_ids, sharing), n, entry_of)
+    pair, _, _ = seeds[LEXICON]
+    pair_ids, counts = np.unique(pair, return_counts=True)
+    _lexicon_evidence(evidence, zip(pair_ids.tolist(), counts.tolist(), strict=True), n)
+    return _found_in(evidence, entry_of)
+
+
+def _touching(
+    postings: _Postings, focus: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every two postings of one key in different documents, one of them a ``focus``
+    document's (two focus documents' once), as (pair as a * n + b, at a, at b) with
+    a < b: the seeds all_candidates makes for the pairs touching the focus."""
+    docs, positions = postings.docs, postings.positions
+    group = np.repeat(np.arange(postings.starts.shape[0]), postings.counts)
+    mine = np.flatnonzero(focus[docs])
+    size = postings.counts[group[mine]].astype(np.int64)
+    total = int(size.sum())
+    within = np.arange(total) - np.repeat(np.cumsum(size) - size, size)
+    i = np.repeat(mine, size)
+    j = np.repeat(postings.starts[group[mine]].astype(np.int64), size) + within
+    doc_i, doc_j = docs[i], docs[j]
+    keep = (doc_i != doc_j) & (~focus[doc_j] | (doc_i < doc_j))
+    i, j, doc_i, doc_j = i[keep], j[keep], doc_i[keep], doc_j[keep]
+    first = doc_i < doc_j
+    a, b = np.where(first, doc_i, doc_j), np.where(first, doc_j, doc_i)
+    at_a = np.where(first, positions[i], positions[j])
+    at_b = np.where(first, positions[j], positions[i])
+    return a.astype(np.int64) * n + b, at_a, at_b
+
+
+def _given_keys(postings: _Postings, templates: np.ndarray) -> np.ndarray:
+    """The keys that templates (ids ``templates``) hold, sorted."""
+    return np.unique(postings.keys[np.isin(postings.docs, templates)])
+
+
+def set_digests(
+    keys: np.ndarray, owners: np.ndarray, n: int, given: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Documents (ids, ascending) and a digest of each one's set of fingerprint keys
+    (wherever they are; postings sorted by key, then document), for those holding any
+    key and none of ``given`` (a template's)."""
+    nothing = np.zeros(0, np.int64), np.zeros(0, np.uint64)
     if keys.shape[0] == 0:
-        return np.zeros(0, np.int64)
-    if templates.shape[0]:
-        given = np.unique(keys[np.isin(owners, templates)])
+        return nothing
+    if given.shape[0]:
         holding = np.unique(owners[np.isin(keys, given)])
         keep = ~np.isin(owners, holding)
         keys, owners = keys[keep], owners[keep]
         if keys.shape[0] == 0:
-            return np.zeros(0, np.int64)
+            return nothing
     first = np.r_[True, (keys[1:] != keys[:-1]) | (owners[1:] != owners[:-1])]
     keys, owners = keys[first], owners[first]  # each key once per document
     summed = np.zeros(n, dtype=np.uint64)
     np.add.at(summed, owners, mix64(keys.astype(np.uint64), 2))  # the same set, the same sum
     held = np.bincount(owners, minlength=n).astype(np.uint64)
     docs = np.flatnonzero(held > 0)
+    return docs, mix64(summed[docs] ^ mix64(held[docs], 3))
+
+
+def same_digest_pairs(docs: np.ndarray, digest: np.ndarray, n: int, limit: int) -> np.ndarray:
+    """Pairs (as a * n + b, a < b) of documents of the same digest (:func:`set_digests`),
+    but not of a text that more than ``limit`` documents are."""
     if docs.shape[0] < 2:
         return np.zeros(0, np.int64)
-    digest = mix64(summed[docs] ^ mix64(held[docs], 3))
     order = np.lexsort((docs, digest))
     digest, docs = digest[order], docs[order]
     starts = np.flatnonzero(np.r_[True, digest[1:] != digest[:-1]])
@@ -412,6 +547,20 @@ def _dense_pairs(
         at_b_parts.append(at_b)
     pair = np.concatenate(pair_parts) if pair_parts else np.zeros(0, np.int64)
     del pair_parts
+    return _dense_of(pair, at_a_parts, at_b_parts, reach, min_seeds)
+
+
+def _dense_of(
+    pair: np.ndarray,
+    at_a_parts: list[np.ndarray],
+    at_b_parts: list[np.ndarray],
+    reach: int,
+    min_seeds: int,
+) -> tuple[Iterator[tuple[int, int]], np.ndarray]:
+    """Of the seeds of fingerprint keys (``pair`` as a * n + b, and their positions in
+    A and in B, in parts put end to end), the pairs with ``min_seeds`` seeds within
+    ``reach`` in both documents, and how many seeds they have; and every pair with a
+    seed (sorted)."""
     if not pair.shape[0]:  # no key shared (in this part of the pairs)
         return iter(()), pair
     # only pairs sharing min_seeds keys can be dense: a few in a hundred of a big folder
