@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 
+import msgpack
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -15,7 +16,7 @@ from doublet.engine.candidates import all_candidates, boilerplate_limit
 from doublet.engine.document import Document, DocumentKeys
 from doublet.engine.index import Index, Role
 from doublet.engine.modes import MODES
-from doublet.engine.selection import Selection, reselect, select_all
+from doublet.engine.selection import Selection, as_data, from_data, reselect, select_all
 
 #: Sentences, and the same reworded (words swapped or changed): copied and reworded text.
 SENTENCES = [
@@ -160,5 +161,44 @@ def test_candidates_selected_again_are_those_of_the_whole_folder(
         if len(folder.index) < 2:
             return
         max_docs = boilerplate_limit(len(folder.index), boilerplate)
-        found, _ = folder.selected(found, max_docs)
+        found, _ = folder.selected(kept(found), max_docs)
         same_as_whole(folder, found, max_docs)
+
+
+def kept(found: Selection) -> Selection | None:
+    """The selection as the scan store writes and reads it back."""
+    data = as_data(found)
+    if data is None:
+        return None
+    return from_data(msgpack.unpackb(msgpack.packb(data, use_bin_type=True), raw=False))
+
+
+def test_a_selection_kept_and_read_back_is_the_same() -> None:
+    folder = Folder()
+    for number, name in enumerate(NAMES):
+        folder.put(name, (number, number + 1, 2))
+    found = select_all(folder.index, 10, digest_of)
+    back = kept(found)
+    assert back is not None and found.basis is not None and back.basis is not None
+    assert back.candidates == found.candidates and len(found.candidates) > 3
+    assert np.array_equal(back.ignored, found.ignored)
+    assert back.basis.documents == found.basis.documents
+    for kind, counts in found.basis.kinds.items():
+        again = back.basis.kinds[kind]
+        assert again.floor == counts.floor
+        for part in ("keys", "counts", "exact_at", "given", "ignored"):
+            assert np.array_equal(getattr(again, part), getattr(counts, part))
+    assert back.basis.count == found.basis.count and back.basis.templates == found.basis.templates
+
+
+def test_keys_read_again_that_are_not_those_indexed_select_the_whole_folder() -> None:
+    folder = Folder()
+    for number, name in enumerate(NAMES[:5]):
+        folder.put(name, (number, 3))
+    found = select_all(folder.index, 10, digest_of)
+    folder.put("a.txt", (0, 3, 4))
+    stale = {**folder.keys, "a.txt": folder.keys["b.txt"]}  # as if the file changed again
+    assert reselect(folder.index, 10, found, stale.__getitem__, digest_of) is None
+    again = reselect(folder.index, 10, found, folder.keys.__getitem__, digest_of)
+    assert again is not None
+    same_as_whole(folder, again, 10)
