@@ -430,8 +430,7 @@ class _Reselection:
                 raise _Unsure from exc
         found, counted = {}, {}
         for kind in KINDS:
-            hashes = [_of_kind(keys, kind).hashes for keys in keys_of_each]
-            wanted = np.unique(keys_of(np.concatenate(hashes))) if hashes else _NO_KEYS
+            wanted = _index_keys(keys_of_each, kind)
             which, doc, at = self.index.postings_of(kind, wanted)
             counted[kind] = (wanted, documents_per_key(which, doc, wanted.shape[0]))
             if not everywhere:
@@ -532,15 +531,17 @@ class _Reselection:
         return pairs[(mask[a] & mask[b]) if both else (mask[a] | mask[b])]
 
 
-_NO_KEYS = np.zeros(0, np.uint32)
-
-
-def _of_kind(keys: DocumentKeys, kind: str):
-    return {
-        FINGERPRINTS: keys.fingerprints,
-        SENTENCES: keys.sentence_keys,
-        LEXICON: keys.lexicon_keys,
-    }[kind]
+def _index_keys(documents: list[DocumentKeys], kind: str) -> np.ndarray:
+    """The distinct index keys of one kind that ``documents`` hold, sorted."""
+    hashes = [
+        {
+            FINGERPRINTS: keys.fingerprints.hashes,
+            SENTENCES: keys.sentence_keys.hashes,
+            LEXICON: keys.lexicon_keys.hashes,
+        }[kind]
+        for keys in documents
+    ]
+    return np.unique(keys_of(np.concatenate(hashes))) if hashes else np.zeros(0, np.uint32)
 
 
 def _recounted(kept: Counts, wanted: np.ndarray, documents: np.ndarray, lost: int) -> Counts:
