@@ -202,3 +202,61 @@ def test_keys_read_again_that_are_not_those_indexed_select_the_whole_folder() ->
     again = reselect(folder.index, 10, found, folder.keys.__getitem__, digest_of)
     assert again is not None
     same_as_whole(folder, again, 10)
+
+
+#: A larger folder, whose limits move with every document added or removed (the
+#: boilerplate limit is half the documents): sentences of a few kinds, some in most.
+MANY = [f"p{number:02d}.txt" for number in range(40)]
+common_parts = st.lists(
+    st.one_of(st.integers(0, 3), st.integers(0, len(SENTENCES) - 1)), min_size=1, max_size=4
+).map(tuple)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    start=st.dictionaries(st.sampled_from(MANY), common_parts, min_size=20, max_size=30),
+    history=st.lists(
+        st.lists(st.tuples(st.sampled_from(MANY), common_parts, st.booleans()), max_size=3),
+        min_size=1,
+        max_size=5,
+    ),
+)
+def test_candidates_selected_again_as_the_limits_move(
+    start: dict[str, tuple[int, ...]], history: list[list[tuple[str, tuple[int, ...], bool]]]
+) -> None:
+    folder = Folder()
+    texts = dict(start)
+    for name, chosen in texts.items():
+        folder.put(name, chosen)
+    found, _ = folder.selected(None, boilerplate_limit(len(folder.index)))
+    for changes in history:
+        for name, chosen, remove in changes:
+            if remove and name in texts and len(texts) > 2:
+                del texts[name]
+                folder.remove(name)
+            else:
+                texts[name] = chosen
+                folder.put(name, chosen)
+        max_docs = boilerplate_limit(len(folder.index))
+        found, _ = folder.selected(kept(found), max_docs)
+        same_as_whole(folder, found, max_docs)
+
+
+def test_pairs_of_unchanged_documents_follow_a_key_that_crossed_the_limit() -> None:
+    """Three documents share a sentence; a fourth makes its keys too common to pair
+    (max_docs 3), and its removal makes them pair again: the three, unchanged, are
+    selected again from the kept selection, not from the whole folder."""
+    folder = Folder()
+    for name, chosen in [("a.txt", (0, 5)), ("b.txt", (0, 6)), ("c.txt", (0, 7))]:
+        folder.put(name, chosen)
+    found, _ = folder.selected(None, 3)
+    among = {("a.txt", "b.txt"), ("a.txt", "c.txt"), ("b.txt", "c.txt")}
+    assert {(c.a, c.b) for c in found.candidates} == among
+    folder.put("d.txt", (0, 8))
+    found, again = folder.selected(kept(found), 3)
+    assert again and not {(c.a, c.b) for c in found.candidates} & among
+    same_as_whole(folder, found, 3)
+    folder.remove("d.txt")
+    found, again = folder.selected(kept(found), 3)
+    assert again and {(c.a, c.b) for c in found.candidates} == among
+    same_as_whole(folder, found, 3)
