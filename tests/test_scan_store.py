@@ -98,6 +98,41 @@ def test_a_changed_file_aligns_only_its_own_pairs(
     assert any({pair.a, pair.b} == {changed, ANSWERS[0].name} for pair in found)
 
 
+def test_a_scan_after_a_change_selects_again_from_the_kept_selection(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _scan_kept(root)
+    source = (root / ANSWERS[0].name).read_text(encoding="latin-1")
+    with (root / ANSWERS[5].name).open("a", encoding="latin-1") as out:
+        out.write("\n\n" + source[len(source) // 3 :] + "\n")
+
+    def no_whole_selection(*args):
+        raise AssertionError("the whole folder was selected again")
+
+    monkeypatch.setattr(workspace_module, "select_all", no_whole_selection)
+    monkeypatch.setattr(workspace_module, "select_candidates", no_whole_selection)
+    found = _scan_kept(root)
+    monkeypatch.undo()
+    assert found == _scan_afresh(root)
+    assert any({pair.a, pair.b} == {ANSWERS[5].name, ANSWERS[0].name} for pair in found)
+
+
+def test_a_damaged_kept_selection_selects_the_whole_folder(
+    root: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    _scan_kept(root)
+    store = ScanStore.load(root)
+    assert store.selection is not None and store.selection.basis is not None
+    store.selection.basis.kinds.clear()  # saved without its counts: unusable
+    store.save(root)
+    (root / ANSWERS[2].name).write_text("A new answer, nothing like the others.\n")
+    with caplog.at_level(logging.WARNING):
+        found = _scan_kept(root)
+    assert "candidates are selected again" in caplog.text
+    assert found == _scan_afresh(root)
+    assert ScanStore.load(root).selection is not None  # a new one kept
+
+
 def test_settings_that_change_outcomes_are_not_answered_from_the_store(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -21,6 +21,10 @@ and the last scan kept every candidate's outcome, the kept outcomes are the
 answer and no candidate is even selected. A pair found again is the pair
 aligned again, to the byte (tests); a file that cannot be read, or is of
 another version, is a scan from scratch.
+
+The store keeps the last scan's candidate selection too, with what selecting again
+after a few changes needs (engine/selection): a teacher adding a few submissions to
+a folder pays for their pairs, not for selecting the whole folder's again.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from doublet.engine.index import FINGERPRINTS, Index
 from doublet.engine.matching import Settings
 from doublet.engine.passages import Passage, Side
 from doublet.engine.resemblance import Resemblance
+from doublet.engine.selection import Selection, as_data, from_data
 from doublet.scanned import ScannedPair, ScannedPassage
 
 log = logging.getLogger(__name__)
@@ -49,8 +54,9 @@ FILE = "pairs.msgpack"
 MAGIC = b"DOUBLET-PAIRS\n"
 #: Changed whenever what aligning a pair gives changes for the same documents and
 #: settings (engine/passages, paraphrase, resemblance, scanned): kept outcomes of
-#: another version are not used. 1: the first; 2: code's structure is exact coverage
-VERSION = 2
+#: another version are not used. 1: the first; 2: code's structure is exact coverage;
+#: 3: the candidate selection is kept too (engine/selection)
+VERSION = 3
 
 #: What a kept outcome was aligned from: (signature of A, of B, evidence).
 Basis = tuple[bytes, bytes, int]
@@ -68,6 +74,8 @@ class ScanStore:
     #: By pair of names: the basis and the outcome (as read from the file, plain values,
     #: until it is asked for: most of a scan's outcomes are only counted or passed on).
     outcomes: dict[tuple[str, str], tuple[Basis, ScannedPair | list]] = field(default_factory=dict)
+    #: The last scan's candidates and what selecting them again needs (None: select all).
+    selection: Selection | None = None
 
     def answer(
         self, settings: bytes, state: str | None, limit: int, reported: Reported
@@ -132,7 +140,8 @@ class ScanStore:
                     raise ValueError("an outcome of another shape")
                 basis = (bytes(sig_a), bytes(sig_b), int(evidence))
                 outcomes[names[a], names[b]] = (basis, pair)
-            return cls(bytes(data["settings"]), data["state"], int(data["limit"]), outcomes)
+            limit = int(data["limit"])
+            return cls(bytes(data["settings"]), data["state"], limit, outcomes, _selection(data))
         except index_store.IndexFileError as exc:
             log.warning("the last scan's pairs are not used: %s", exc)
         except Exception as exc:  # whatever a damaged file holds: a scan from scratch
@@ -154,11 +163,25 @@ class ScanStore:
             "limit": self.limit,
             "names": [name.encode("utf-8", "surrogateescape") for name in names],
             "pairs": rows,
+            "selection": None if self.selection is None else as_data(self.selection),
         }
         try:
             index_store.write_checked(root, FILE, data, MAGIC, VERSION)
         except (OSError, ValueError, TypeError) as exc:
             log.warning("the scan's pairs were not kept: %s", getattr(exc, "strerror", None) or exc)
+
+
+def _selection(data: dict) -> Selection | None:
+    """The kept selection; None (logged) if there is none or it cannot be used: the
+    next scan then selects the whole folder's candidates."""
+    kept = data.get("selection")
+    if kept is None:
+        return None
+    try:
+        return from_data(kept)
+    except (*_BAD_VALUES, AttributeError) as exc:
+        log.warning("the last scan's candidates are selected again: malformed (%s)", exc)
+        return None
 
 
 def settings_signature(settings: Settings) -> bytes:

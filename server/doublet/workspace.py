@@ -36,6 +36,7 @@ from doublet.engine import matching
 from doublet.engine.candidates import (
     BOILERPLATE_SHARE,
     DROWNED_SHARE,
+    Candidate,
     boilerplate_limit,
     boilerplate_shares,
 )
@@ -45,7 +46,8 @@ from doublet.engine.given import given_spans
 from doublet.engine.index import Index, Role
 from doublet.engine.index import keys_of as index_keys
 from doublet.engine.modes import MODES, Mode
-from doublet.parallel import align_here, parallel_aligner, select_candidates
+from doublet.engine.selection import reselect, select_all
+from doublet.parallel import align_here, on_cluster, parallel_aligner, select_candidates
 from doublet.scan_store import ScanStore, basis_of, document_signatures, settings_signature
 from doublet.scanned import ScannedPair, ranked
 from doublet.skipped import NotText, Skipped
@@ -614,7 +616,7 @@ class Workspace:
             found = store.answer(signature, state, settings.max_docs, reported)
             if found is None:
                 store.settle(signature, None, settings.max_docs)
-                outcomes = self._align_scan(store, settings, progress, parallel)
+                outcomes = self._align_scan(store, settings, progress, parallel, keep)
                 if len(store.outcomes) == len(outcomes):  # it holds every candidate's:
                     store.state = state  # the next scan of this index may take it whole
                 if keep:
@@ -638,12 +640,12 @@ class Workspace:
         settings: matching.Settings,
         progress: Progress | None,
         parallel: bool,
+        keep: bool = False,
     ) -> list[ScannedPair | None]:
         """Every candidate's outcome: kept in ``store`` if aligned from the same basis,
-        else aligned now; ``store`` then holds this scan's outcomes only."""
-        if parallel:  # the workers read and cut up what they align: nothing to keep here
-            self._forget_all()
-        candidates, ignored = select_candidates(self.index, settings.max_docs)
+        else aligned now; ``store`` then holds this scan's outcomes only (and, if
+        ``keep``, its selection of candidates)."""
+        candidates, ignored = self._select(store, settings.max_docs, parallel, keep)
         signatures = document_signatures(
             self.index, (name for c in candidates for name in (c.a, c.b)), ignored, _Stamp.digest_of
         )
@@ -665,6 +667,33 @@ class Workspace:
             if basis is not None and outcome is not None
         }
         return outcomes
+
+    def _select(
+        self, store: ScanStore, max_docs: int, parallel: bool, keep: bool
+    ) -> tuple[list[Candidate], np.ndarray]:
+        """The candidates and the fingerprint keys to ignore: selected again from the
+        last scan's selection after a few changes (engine/selection), else the whole
+        folder's (on the cluster, if there is one: engine/candidate_shards); kept in
+        ``store`` if ``keep`` and selected here."""
+        found = None
+        if keep and store.selection is not None:
+            found = reselect(
+                self.index, max_docs, store.selection, self._keys_for, _Stamp.digest_of
+            )
+        if parallel:  # the workers read and cut up what they align: nothing to keep here
+            self._forget_all()
+        if found is None and keep and not on_cluster():
+            found = select_all(self.index, max_docs, _Stamp.digest_of)
+        if found is None:  # on a cluster, the whole folder's selection is made there
+            store.selection = None
+            return select_candidates(self.index, max_docs)
+        store.selection = found
+        return found.candidates, found.ignored
+
+    def _keys_for(self, rel: str) -> DocumentKeys:
+        """A document's keys: kept since it was indexed, or cut from its file again."""
+        known = self._keys.get(rel)
+        return known if known is not None else self.document(rel).keys
 
     def similar(self, rel: str, text: str | None = None) -> list[PairResult]:
         """Every document with passages shared with ``rel`` (or with ``text`` as ``rel``'s content).

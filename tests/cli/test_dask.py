@@ -169,6 +169,28 @@ def test_a_scan_on_local_dask_workers_is_the_same_to_the_byte(tmp_path: Path) ->
     assert scan_json(essays, "--workers", "2") == scan_json(essays)
 
 
+def test_scans_on_local_dask_workers_that_keep_their_pairs_follow_a_change(
+    tmp_path: Path,
+) -> None:
+    """With the index and pairs kept, a scan after an edit selects on the cluster again
+    (no kept selection is made there) and says what a scan from scratch says."""
+    [essays, _] = corpora(tmp_path)
+
+    def kept_scan() -> bytes:
+        run = doublet(
+            "scan", str(essays), "--format", "json", "--no-progress", "--workers", "2",
+            text=False, timeout=300,
+        )  # fmt: skip
+        assert run.returncode == 0, run.stderr.decode()
+        return run.stdout
+
+    assert kept_scan() == scan_json(essays)
+    answer = essays / "g0pA_taska.txt"
+    with answer.open("a", encoding="latin-1") as out:
+        out.write("\n" + (essays / "orig_taskb.txt").read_text(encoding="latin-1")[:900])
+    assert kept_scan() == scan_json(essays)
+
+
 def test_an_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:
     [essays, _] = corpora(tmp_path)
     run = doublet(

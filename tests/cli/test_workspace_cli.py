@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from doublet.scan_store import ScanStore
+from tests.commands import doublet as run_doublet
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -200,6 +203,41 @@ def test_a_second_scan_answers_the_same_from_the_saved_index(ws: Path) -> None:
     mtime = (ws / ".doublet" / "index.msgpack").stat().st_mtime_ns
     assert scan_json(ws) == first
     assert (ws / ".doublet" / "index.msgpack").stat().st_mtime_ns >= mtime
+
+
+def test_a_scan_after_a_few_changes_is_the_scan_of_the_folder_from_scratch(ws: Path) -> None:
+    """A file changed, one added, one removed: each scan selects again only what they
+    touch (the kept selection counts the documents dropped since the whole folder was
+    selected), and writes the very bytes a scan without any kept state writes."""
+
+    def scanned(*options: str) -> bytes:
+        argv = ("scan", ws.name, "--format", "json", "--no-progress", *options)
+        run = run_doublet(*argv, cwd=ws.parent, text=False)
+        assert run.returncode == 0 and run.stderr == b"", run.stderr
+        return run.stdout
+
+    def dropped() -> int:
+        kept = ScanStore.load(ws).selection
+        assert kept is not None and kept.basis is not None
+        return kept.basis.dropped
+
+    scanned()
+    assert dropped() == 0
+    hives = (ws / HIVES).read_text(encoding="utf-8")
+    with (ws / DMITRI).open("a", encoding="utf-8") as out:
+        out.write("\n" + hives[len(hives) // 2 :] + "\n")
+    assert scanned() == scanned("--no-index")
+    assert dropped() == 1
+    flowers = (ws / FLOWERS).read_text(encoding="utf-8")
+    (ws / "essays" / "late.txt").write_text(flowers[: len(flowers) // 2], encoding="utf-8")
+    assert scanned() == scanned("--no-index")
+    assert dropped() == 1
+    (ws / AMIRA).unlink()
+    found = scanned()
+    assert found == scanned("--no-index") and dropped() == 2
+    pairs = set(pairs_of(json.loads(found)))
+    assert (shown(ws, DMITRI), shown(ws, HIVES)) in pairs
+    assert (shown(ws, "essays/late.txt"), shown(ws, FLOWERS)) in pairs
 
 
 def test_scan_with_no_index_writes_nothing(ws: Path) -> None:

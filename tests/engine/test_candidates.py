@@ -467,3 +467,15 @@ def test_a_part_of_the_pairs_without_any_pair_is_no_error(monkeypatch: pytest.Mo
     monkeypatch.setattr(candidates_module, "PAIRS_PER_PART", 3)
     parted, _ = all_candidates(index, max_docs=10)
     assert [(c.a, c.b) for c in whole] == [("a.txt", "b.txt")] and parted == whole
+
+
+def test_sentence_seeds_of_two_pairs_are_never_taken_for_one() -> None:
+    """Group g at sentences (0, p) and group p + 1 at sentences (0, g - 1) were named
+    alike, so one of the two pairs lost its seed, depending on the documents' ids."""
+    from doublet.engine.candidates import _sentence_pairs, _sentence_seeds
+
+    groups = np.repeat(np.array([57, 59], dtype=np.int64), SEED_BANDS)
+    at_a = np.zeros(2 * SEED_BANDS, dtype=np.uint32)
+    at_b = np.repeat(np.array([58, 56], dtype=np.uint32), SEED_BANDS)
+    pairs, seeds = _sentence_seeds([_sentence_pairs(groups, at_a, at_b)])
+    assert pairs.tolist() == [57, 59] and seeds.tolist() == [1, 1]

@@ -31,17 +31,21 @@ import numpy as np
 from doublet.engine.candidates import (
     SENTENCE_PAIRING,
     Candidate,
-    _assembled,
+    _dense_of,
+    _found_in,
+    _given_keys,
     _ignored,
     _isin_sorted,
+    _lexicon_evidence,
     _Postings,
+    _sentence_evidence,
     _sentence_pairs,
     _sentence_seeds,
-    dense_seeded,
-    identical_from_sums,
-    identity_sums,
+    digests_of,
     pairing_limit,
     part_of,
+    same_digest_pairs,
+    set_sums,
 )
 from doublet.engine.index import FINGERPRINTS, KINDS, LEXICON, SENTENCES, Index
 
@@ -105,7 +109,9 @@ def seeds_of_shard(
     limit = min(limits.pairing, SENTENCE_PAIRING) if kind == SENTENCES else limits.pairing
     if kind == FINGERPRINTS:
         ignored = _ignored(postings, templates, limits.max_docs)
-        sums = identity_sums(postings, n, templates)
+        given = _given_keys(postings, templates)  # documents holding them are no text's
+        holding = np.unique(postings.docs[np.isin(postings.keys, given)]).astype(np.int64)
+        sums = (*set_sums(postings.keys, postings.docs, n), holding)
     postings = postings.without_keys(_ignored(postings, templates, limit))
     chunks = [_cut(kind, a, b, at_a, at_b, limits) for a, b, at_a, at_b in postings.pairs()]
     width = {SENTENCES: 2, FINGERPRINTS: 3, LEXICON: 1}[kind]
@@ -164,7 +170,7 @@ def evidence_of_part(reach: int, min_seeds: int, *pieces: tuple) -> PartEvidence
     pair_ids, counts = _sentence_seeds(iter(by_kind[SENTENCES]))
     copied = by_kind[FINGERPRINTS]
     pair = _joined([c[0] for c in copied])
-    dense, sharing = dense_seeded(
+    dense, sharing = _dense_of(
         pair, [c[1] for c in copied], [c[2] for c in copied], reach, min_seeds
     )
     named = [(p, count) for p, count in dense]
@@ -233,16 +239,19 @@ def _candidates(
         ignored.append(shard_ignored)
     held[_joined(holding).astype(np.int64)] = 0
     evidence: dict[tuple[int, int], list[int]] = {}
-    for p in identical_from_sums(summed, held, n, limits.pairing).tolist():
+    for p in same_digest_pairs(*digests_of(summed, held), n, limits.pairing).tolist():
         evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[3] = 1
     for part in evidences:
         for p, count in zip(part.dense[0].tolist(), part.dense[1].tolist(), strict=True):
             evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[0] = count
-    sentences = tuple(_joined([part.sentences[i] for part in evidences]) for i in range(3))
+    pair_ids, counts, shares = (
+        _joined([part.sentences[i] for part in evidences]) for i in range(3)
+    )
+    _sentence_evidence(evidence, pair_ids, counts, shares, n, entries.__getitem__)
     lexicon = zip(
         _joined([part.lexicon[0] for part in evidences]).tolist(),
         _joined([part.lexicon[1] for part in evidences]).tolist(),
         strict=True,
     )
-    found = _assembled(entries, n, evidence, sentences, lexicon)  # type: ignore[arg-type]
-    return found, _joined(ignored).astype(np.uint32)
+    _lexicon_evidence(evidence, lexicon, n)
+    return _found_in(evidence, entries.__getitem__), _joined(ignored).astype(np.uint32)

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -268,9 +268,33 @@ def part_of(doc_a: np.ndarray, doc_b: np.ndarray, parts: int) -> np.ndarray:
     return (doc_a.astype(np.int64) + doc_b) % parts
 
 
-def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.ndarray]:
+@dataclass
+class Seen:
+    """What a folder's selection saw that selecting again after a few changes needs
+    (engine/selection): for each kind of key, the keys that more than ``floors[kind]``
+    documents hold, with how many, and the keys templates hold; and each document's
+    digest of its set of fingerprint keys (:func:`set_digests`)."""
+
+    floors: dict[str, int]
+    counted: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    given: dict[str, np.ndarray] = field(default_factory=dict)
+    digests: tuple[np.ndarray, np.ndarray] = field(
+        default_factory=lambda: (np.zeros(0, np.int64), np.zeros(0, np.uint64))
+    )
+
+    def note(self, kind: str, postings: _Postings, given: np.ndarray) -> None:
+        common = postings.documents > self.floors[kind]
+        keys = postings.keys[postings.starts[common]]
+        self.counted[kind] = (keys, postings.documents[common].astype(np.int64))
+        self.given[kind] = given
+
+
+def all_candidates(
+    index: Index, max_docs: int, seen: Seen | None = None
+) -> tuple[list[Candidate], np.ndarray]:
     """Every pair of indexed documents worth aligning, and the fingerprint keys to ignore
-    (boilerplate and templates) when aligning them."""
+    (boilerplate and templates) when aligning them; ``seen`` notes what selecting them
+    again needs (when there are two documents or more)."""
     entries = {e.id: e for e in index.entries()}
     if len(entries) < 2:
         return [], np.zeros(0, np.uint32)
@@ -287,6 +311,8 @@ def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.nda
     # folder of 100,000 documents makes tens of millions), and the sentence keys'
     # postings are let go before the fingerprints' are taken.
     reworded = _Postings.of(*index.live_postings(SENTENCES))
+    if seen is not None:
+        seen.note(SENTENCES, reworded, _given_keys(reworded, templates))
     reworded = reworded.without_keys(_ignored(reworded, templates, min(pairing, SENTENCE_PAIRING)))
     parts = _parts(reworded.pair_count())
     found_parts = [
@@ -302,7 +328,12 @@ def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.nda
 
     copied = _Postings.of(*index.live_postings(FINGERPRINTS))
     ignored = _ignored(copied, templates, max_docs)
-    identical = _identical_pairs(copied, n, templates, pairing)
+    given = _given_keys(copied, templates)
+    digests = set_digests(copied.keys, copied.docs, n, given)
+    if seen is not None:
+        seen.note(FINGERPRINTS, copied, given)
+        seen.digests = digests
+    identical = same_digest_pairs(*digests, n, pairing)
     copied = copied.without_keys(_ignored(copied, templates, pairing))
     for p in identical.tolist():
         evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[3] = 1
@@ -316,83 +347,166 @@ def all_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.nda
         here = np.flatnonzero(sentence_part == part)
         shares[here] = _isin_sorted(pair_ids[here], sharing)
     del copied
+    _sentence_evidence(evidence, pair_ids, seeds, shares, n, entries.__getitem__)
     said = _Postings.of(*index.live_postings(LEXICON))
+    if seen is not None:
+        seen.note(LEXICON, said, _given_keys(said, templates))
     said = said.without_keys(_ignored(said, templates, pairing))
-    lexicon = _shared_keys(said, n)
-    return _assembled(entries, n, evidence, (pair_ids, seeds, shares), lexicon), ignored
+    _lexicon_evidence(evidence, _shared_keys(said, n), n)
+    return _found_in(evidence, entries.__getitem__), ignored
 
 
-def _assembled(
-    entries: dict[int, Entry],
-    n: int,
+def _sentence_evidence(
     evidence: dict[tuple[int, int], list[int]],
-    sentences: tuple[np.ndarray, np.ndarray, np.ndarray],
-    lexicon: Iterable[tuple[int, int]],
-) -> list[Candidate]:
-    """The candidates, from the evidence of copied text (``evidence``: pairs of document
-    ids to their fingerprint seeds and whether their text is the same), the sentence
-    seeds (pair ids as a * n + b, seeds, whether the pair shares a fingerprint) and the
-    lexicon keys shared (pair id, count)."""
-    pair_ids, counts, shares = sentences
-    for p, count, share in zip(pair_ids.tolist(), counts.tolist(), shares.tolist(), strict=True):
+    pair_ids: np.ndarray,
+    seeds: np.ndarray,
+    shares: np.ndarray,
+    n: int,
+    entry_of: Callable[[int], Entry],
+) -> None:
+    """Add pairs' sentence seeds to ``evidence`` (fingerprint seeds and the same text
+    already in it): a pair already there takes its count, another is selected by
+    :func:`enough_sentence_seeds` (``shares``: whether it shares a fingerprint)."""
+    for p, count, share in zip(pair_ids.tolist(), seeds.tolist(), shares.tolist(), strict=True):
         x, y = divmod(p, n)
         if (x, y) in evidence:
             evidence[x, y][1] = count
-        elif enough_sentence_seeds(count, _keyed(entries[x]), _keyed(entries[y]), share):
+        elif enough_sentence_seeds(count, _keyed(entry_of(x)), _keyed(entry_of(y)), share):
             evidence[x, y] = [0, count, 0, 0]
-    for p, count in lexicon:
+
+
+def _lexicon_evidence(
+    evidence: dict[tuple[int, int], list[int]], shared: Iterable[tuple[int, int]], n: int
+) -> None:
+    """Add the pairs (as a * n + b) sharing LEXICON_SEEDS lexicon keys or more."""
+    for p, count in shared:
         if count >= LEXICON_SEEDS:
             evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[2] = count
 
+
+def _found_in(
+    evidence: dict[tuple[int, int], list[int]], entry_of: Callable[[int], Entry]
+) -> list[Candidate]:
+    """The candidates that ``evidence`` selects among pairs that may be reported (one
+    mode, roles that allow it), named in order, sorted."""
     found = []
     for (x, y), seeds in evidence.items():
-        ea, eb = entries[x], entries[y]
+        ea, eb = entry_of(x), entry_of(y)
         if ea.mode.salt != eb.mode.salt or not ea.role.may_pair(eb.role):
             continue
         if ea.name > eb.name:
             ea, eb = eb, ea
-        fingerprint, sentence, said, same = seeds
-        found.append(Candidate(ea.name, eb.name, fingerprint, sentence, said, bool(same)))
+        fingerprint, sentence, lexicon, same = seeds
+        found.append(Candidate(ea.name, eb.name, fingerprint, sentence, lexicon, bool(same)))
     found.sort(key=lambda c: (c.a, c.b))
     return found
 
 
-def _identical_pairs(postings: _Postings, n: int, templates: np.ndarray, limit: int) -> np.ndarray:
-    """Pairs (as a * n + b, a < b) of documents made of the same fingerprints (the same
-    set of keys, wherever they are), but not of a text that more than ``limit``
-    documents are, nor of documents holding a key of a template."""
-    summed, held, holding = identity_sums(postings, n, templates)
-    held[holding] = 0
-    return identical_from_sums(summed, held, n, limit)
+def candidates_touching(
+    postings: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+    ignored: dict[str, np.ndarray],
+    focus: np.ndarray,
+    identical: np.ndarray,
+    n: int,
+    reach: int,
+    min_seeds: int,
+    entry_of: Callable[[int], Entry],
+) -> list[Candidate]:
+    """The candidates among the pairs of documents that touch a ``focus`` document (a
+    mask by id), with the evidence all_candidates gives them (engine/selection asks).
+
+    ``postings`` (key, document, position) of each kind must hold every posting of the
+    focus documents' keys in each document that is to pair with them; ``ignored``, the
+    keys of each kind that select no pair (boilerplate at the pairing limit, templates');
+    ``identical``, the pairs (as a * n + b) of the same text among them.
+    """
+    seeds = {}
+    for kind, (keys, docs, positions) in postings.items():
+        order = np.lexsort((positions, docs, keys))
+        found = _Postings.of(keys[order], docs[order], positions[order])
+        seeds[kind] = _touching(found.without_keys(ignored[kind]), focus, n)
+    evidence: dict[tuple[int, int], list[int]] = {}
+    for p in identical.tolist():
+        evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[3] = 1
+    pair, at_a, at_b = seeds[FINGERPRINTS]
+    dense, sharing = _dense_of(pair, [at_a], [at_b], reach, min_seeds)
+    for p, count in dense:
+        evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[0] = count
+    pair, at_a, at_b = seeds[SENTENCES]
+    pair_ids, counts = _sentence_seeds([_sentence_pairs(pair, at_a, at_b)] if pair.shape[0] else [])
+    _sentence_evidence(evidence, pair_ids, counts, _isin_sorted(pair_ids, sharing), n, entry_of)
+    pair, _, _ = seeds[LEXICON]
+    pair_ids, counts = np.unique(pair, return_counts=True)
+    _lexicon_evidence(evidence, zip(pair_ids.tolist(), counts.tolist(), strict=True), n)
+    return _found_in(evidence, entry_of)
 
 
-def identity_sums(
-    postings: _Postings, n: int, templates: np.ndarray
+def _touching(
+    postings: _Postings, focus: np.ndarray, n: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per document, a sum naming the set of its keys and how many there are; and the
-    documents holding a key of a template. Postings split by key add up: each part's
-    sums, added (modulo 2^64), are the whole's."""
-    keys, owners = postings.keys, postings.docs
-    holding = np.zeros(0, np.int64)
-    if templates.shape[0] and keys.shape[0]:
-        given = np.unique(keys[np.isin(owners, templates)])
-        holding = np.unique(owners[np.isin(keys, given)]).astype(np.int64)
+    """Every two postings of one key in different documents, one of them a ``focus``
+    document's (two focus documents' once), as (pair as a * n + b, at a, at b) with
+    a < b: the seeds all_candidates makes for the pairs touching the focus."""
+    docs, positions = postings.docs, postings.positions
+    group = np.repeat(np.arange(postings.starts.shape[0]), postings.counts)
+    mine = np.flatnonzero(focus[docs])
+    size = postings.counts[group[mine]].astype(np.int64)
+    total = int(size.sum())
+    within = np.arange(total) - np.repeat(np.cumsum(size) - size, size)
+    i = np.repeat(mine, size)
+    j = np.repeat(postings.starts[group[mine]].astype(np.int64), size) + within
+    doc_i, doc_j = docs[i], docs[j]
+    keep = (doc_i != doc_j) & (~focus[doc_j] | (doc_i < doc_j))
+    i, j, doc_i, doc_j = i[keep], j[keep], doc_i[keep], doc_j[keep]
+    first = doc_i < doc_j
+    a, b = np.where(first, doc_i, doc_j), np.where(first, doc_j, doc_i)
+    at_a = np.where(first, positions[i], positions[j])
+    at_b = np.where(first, positions[j], positions[i])
+    return a.astype(np.int64) * n + b, at_a, at_b
+
+
+def _given_keys(postings: _Postings, templates: np.ndarray) -> np.ndarray:
+    """The keys that templates (ids ``templates``) hold, sorted."""
+    return np.unique(postings.keys[np.isin(postings.docs, templates)])
+
+
+def set_digests(
+    keys: np.ndarray, owners: np.ndarray, n: int, given: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Documents (ids, ascending) and a digest of each one's set of fingerprint keys
+    (wherever they are; postings sorted by key, then document), for those holding any
+    key and none of ``given`` (a template's)."""
+    if given.shape[0] and keys.shape[0]:
+        holding = np.unique(owners[np.isin(keys, given)])
+        keep = ~np.isin(owners, holding)
+        keys, owners = keys[keep], owners[keep]
+    return digests_of(*set_sums(keys, owners, n))
+
+
+def set_sums(keys: np.ndarray, owners: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per document, a sum naming its set of keys and how many there are (postings
+    sorted by key, then document). Postings cut by key range add up: the ranges' sums,
+    added modulo 2^64, are the whole's (engine/candidate_shards)."""
     summed = np.zeros(n, dtype=np.uint64)
     if not keys.shape[0]:
-        return summed, np.zeros(n, dtype=np.uint64), holding
+        return summed, np.zeros(n, dtype=np.uint64)
     first = np.r_[True, (keys[1:] != keys[:-1]) | (owners[1:] != owners[:-1])]
     keys, owners = keys[first], owners[first]  # each key once per document
     np.add.at(summed, owners, mix64(keys.astype(np.uint64), 2))  # the same set, the same sum
-    return summed, np.bincount(owners, minlength=n).astype(np.uint64), holding
+    return summed, np.bincount(owners, minlength=n).astype(np.uint64)
 
 
-def identical_from_sums(summed: np.ndarray, held: np.ndarray, n: int, limit: int) -> np.ndarray:
-    """The pairs of documents with the same sum and count (``held`` 0: left out), in
-    groups of at most ``limit``."""
+def digests_of(summed: np.ndarray, held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The documents holding keys (``held`` above 0) and the digests of their sets."""
     docs = np.flatnonzero(held > 0)
+    return docs, mix64(summed[docs] ^ mix64(held[docs], 3))
+
+
+def same_digest_pairs(docs: np.ndarray, digest: np.ndarray, n: int, limit: int) -> np.ndarray:
+    """Pairs (as a * n + b, a < b) of documents of the same digest (:func:`set_digests`),
+    but not of a text that more than ``limit`` documents are."""
     if docs.shape[0] < 2:
         return np.zeros(0, np.int64)
-    digest = mix64(summed[docs] ^ mix64(held[docs], 3))
     order = np.lexsort((docs, digest))
     digest, docs = digest[order], docs[order]
     starts = np.flatnonzero(np.r_[True, digest[1:] != digest[:-1]])
@@ -441,19 +555,20 @@ def _dense_pairs(
         at_b_parts.append(at_b)
     pair = np.concatenate(pair_parts) if pair_parts else np.zeros(0, np.int64)
     del pair_parts
-    return dense_seeded(pair, at_a_parts, at_b_parts, reach, min_seeds)
+    return _dense_of(pair, at_a_parts, at_b_parts, reach, min_seeds)
 
 
-def dense_seeded(
+def _dense_of(
     pair: np.ndarray,
     at_a_parts: list[np.ndarray],
     at_b_parts: list[np.ndarray],
     reach: int,
     min_seeds: int,
 ) -> tuple[Iterator[tuple[int, int]], np.ndarray]:
-    """:func:`_dense_pairs` of the seeds of some pairs of documents, every seed of each
-    of them: ``pair`` ids (a * n + b) and the positions in a and in b (in parts, put
-    end to end: each is let go as soon as it is used)."""
+    """Of the seeds of fingerprint keys (``pair`` as a * n + b, and their positions in
+    A and in B, in parts put end to end), the pairs with ``min_seeds`` seeds within
+    ``reach`` in both documents, and how many seeds they have; and every pair with a
+    seed (sorted)."""
     if not pair.shape[0]:  # no key shared (in this part of the pairs)
         return iter(()), pair
     # only pairs sharing min_seeds keys can be dense: a few in a hundred of a big folder
@@ -464,9 +579,9 @@ def dense_seeded(
     kept = _carrying(pair, enough)
     pair = pair[kept]
     dense_in_a = clustered_groups(pair, np.concatenate(at_a_parts)[kept], reach, min_seeds)
-    at_a_parts.clear()
+    del at_a_parts
     dense_in_b = clustered_groups(pair, np.concatenate(at_b_parts)[kept], reach, min_seeds)
-    at_b_parts.clear()
+    del at_b_parts
     dense = np.intersect1d(dense_in_a, dense_in_b)
     named, shared = np.unique(pair, return_counts=True)
     is_dense = _isin_sorted(named, dense)
@@ -484,12 +599,14 @@ def _sentence_pairs(
     groups: np.ndarray, at_a: np.ndarray, at_b: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Shared sentence keys as (group, hash naming the group and the two sentences); a
-    group is a pair of documents, or a document facing a query."""
-    with np.errstate(over="ignore"):
-        named = mix64(groups) ^ mix64(
-            (at_a.astype(np.uint64) << np.uint64(32)) | at_b.astype(np.uint64), 1
-        )
-    return groups, named
+    group is a pair of documents, or a document facing a query.
+
+    The group's hash is mixed again with the sentences: ``mix64(x, salt)`` is
+    ``mix64(x + salt)``, so XOR-ing two of them named group g at sentences p and group
+    p + 1 at sentences g - 1 alike, and a seed of one pair was taken for another's —
+    which pairs lost one depended on the documents' ids, not only on their text."""
+    packed = (at_a.astype(np.uint64) << np.uint64(32)) | at_b.astype(np.uint64)
+    return groups, mix64(mix64(groups) ^ packed, 1)
 
 
 def _sentence_seeds(
