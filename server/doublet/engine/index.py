@@ -110,6 +110,8 @@ _PER_RANGE = 16
 #: ... so that a key's run is found in a few steps; a longer range (one holding a
 #: common key's long run) is searched the plain way.
 _RANGE_STEPS = 6
+#: Keys read at a time while the directory is made.
+_DIRECTORY_SLICE = 1 << 20
 
 
 @dataclass
@@ -184,18 +186,24 @@ class _Segment:
         return lo
 
     def _ranges(self) -> tuple[int, np.ndarray]:
-        """(shift, where the keys with each value of ``key >> shift`` start), made once."""
+        """(shift, where the keys with each value of ``key >> shift`` start), made once,
+        a slice of keys at a time (no temporary copy of them all)."""
         if self._directory is None:
             bits = int(np.clip(np.ceil(np.log2(max(len(self), 1) / _PER_RANGE)), 8, 28))
-            shift = 32 - bits
-            top = self.keys >> np.uint32(shift)
-            changes = np.flatnonzero(top[1:] != top[:-1]) + 1
-            firsts = np.concatenate([[0], changes])
-            values = top[firsts].astype(np.int64)
+            shift = np.uint32(32 - bits)
+            firsts = [np.zeros(min(len(self), 1), np.int64)]
+            values = [self.keys[:1] >> shift]
+            for lo in range(0, len(self), _DIRECTORY_SLICE):
+                top = self.keys[lo : lo + _DIRECTORY_SLICE + 1] >> shift
+                changes = np.flatnonzero(top[1:] != top[:-1]) + 1
+                firsts.append(changes + lo)
+                values.append(top[changes])
+            first = np.concatenate(firsts)
+            value = np.concatenate(values).astype(np.int64)
             # range r starts where the first range at or above r does
-            times = np.diff(np.concatenate([[-1], values, [1 << bits]]))
-            starts = np.append(firsts, len(self)).astype(np.int64 if len(self) >> 31 else np.int32)
-            self._directory = (shift, np.repeat(starts, times))
+            times = np.diff(np.concatenate([[-1], value, [1 << bits]]))
+            starts = np.append(first, len(self)).astype(np.int64 if len(self) >> 31 else np.int32)
+            self._directory = (int(shift), np.repeat(starts, times))
         return self._directory
 
 
