@@ -32,8 +32,8 @@ from doublet.engine.index import Index
 
 #: Arguments this large are sent to the workers ahead of the step that takes them.
 _SCATTER_FROM = 1 << 20
-#: Postings per key range (and seeds' parts per this many postings): each step's
-#: arrays stay a few hundred megabytes at most.
+#: At most about this many postings per key range, and as many parts of the pairs as
+#: ranges: a worker's step holds its range's postings and seeds, not the folder's.
 POSTINGS_PER_SHARD = 4_000_000
 
 

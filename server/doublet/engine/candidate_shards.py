@@ -71,7 +71,7 @@ class ShardSeeds:
     """The map's output for one kind of key in one key range: per part, the seeds
     (sentences: (pair, name of the seed); fingerprints: (pair, at a, at b); lexicon:
     (pair,)); and for fingerprints the keys to ignore when aligning and the shard's
-    identity sums."""
+    set sums (candidates.set_sums) with the documents holding a template's key."""
 
     kind: str
     parts: list[tuple[np.ndarray, ...]]
@@ -109,7 +109,7 @@ def seeds_of_shard(
     limit = min(limits.pairing, SENTENCE_PAIRING) if kind == SENTENCES else limits.pairing
     if kind == FINGERPRINTS:
         ignored = _ignored(postings, templates, limits.max_docs)
-        given = _given_keys(postings, templates)  # documents holding them are no text's
+        given = _given_keys(postings, templates)  # their holders pair by no same text
         holding = np.unique(postings.docs[np.isin(postings.keys, given)]).astype(np.int64)
         sums = (*set_sums(postings.keys, postings.docs, n), holding)
     postings = postings.without_keys(_ignored(postings, templates, limit))
@@ -158,7 +158,7 @@ def part_seeds(shard: ShardSeeds, part: int) -> tuple[str, tuple[np.ndarray, ...
 
 
 def shard_summary(shard: ShardSeeds) -> tuple[np.ndarray, tuple | None]:
-    """What the last step takes of a shard: its ignored keys and identity sums."""
+    """What the last step takes of a shard: its ignored keys and set sums."""
     return shard.ignored, shard.sums
 
 
@@ -228,7 +228,7 @@ def _candidates(
     evidences: Sequence[PartEvidence],
 ) -> tuple[list[Candidate], np.ndarray]:
     """The last step, here: the candidates from every part's evidence, with the pairs of
-    documents of the same text found from the shards' identity sums."""
+    documents of the same text found from the shards' set sums."""
     n = limits.n
     summed, held = np.zeros(n, np.uint64), np.zeros(n, np.uint64)
     holding, ignored = [], []
