@@ -187,23 +187,22 @@ class _Segment:
 
     def _ranges(self) -> tuple[int, np.ndarray]:
         """(shift, where the keys with each value of ``key >> shift`` start), made once,
-        a slice of keys at a time (no temporary copy of them all)."""
+        a slice of keys at a time: no temporary array as long as the keys (the
+        allocator would keep its memory)."""
         if self._directory is None:
-            bits = int(np.clip(np.ceil(np.log2(max(len(self), 1) / _PER_RANGE)), 8, 28))
+            count = len(self)
+            bits = int(np.clip(np.ceil(np.log2(max(count, 1) / _PER_RANGE)), 8, 28))
             shift = np.uint32(32 - bits)
-            firsts = [np.zeros(min(len(self), 1), np.int64)]
-            values = [self.keys[:1] >> shift]
-            for lo in range(0, len(self), _DIRECTORY_SLICE):
-                top = self.keys[lo : lo + _DIRECTORY_SLICE + 1] >> shift
-                changes = np.flatnonzero(top[1:] != top[:-1]) + 1
-                firsts.append(changes + lo)
-                values.append(top[changes])
-            first = np.concatenate(firsts)
-            value = np.concatenate(values).astype(np.int64)
-            # range r starts where the first range at or above r does
-            times = np.diff(np.concatenate([[-1], value, [1 << bits]]))
-            starts = np.append(first, len(self)).astype(np.int64 if len(self) >> 31 else np.int32)
-            self._directory = (int(shift), np.repeat(starts, times))
+            directory = np.empty((1 << bits) + 1, np.int64 if count >> 31 else np.int32)
+            done = 0  # the ranges below this start before the slice
+            for lo in range(0, count, _DIRECTORY_SLICE):
+                top = self.keys[lo : lo + _DIRECTORY_SLICE] >> shift
+                last = int(top[-1]) + 1  # every range up to top[-1] starts by this slice's end
+                wanted = np.arange(done, last, dtype=np.uint32)
+                directory[done:last] = np.searchsorted(top, wanted) + lo
+                done = last
+            directory[done:] = count
+            self._directory = (int(shift), directory)
         return self._directory
 
 
