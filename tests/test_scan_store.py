@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from doublet import scan_store as scan_store_module
 from doublet import workspace as workspace_module
 from doublet.scan_store import FILE, ScanStore
 from doublet.workspace import Workspace
@@ -96,6 +97,30 @@ def test_a_changed_file_aligns_only_its_own_pairs(
     assert counted.aligned and all(changed in pair for pair in counted.aligned)
     assert found == _scan_afresh(root)
     assert any({pair.a, pair.b} == {changed, ANSWERS[0].name} for pair in found)
+
+
+def test_kept_outcomes_are_written_back_as_they_were_read(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a change, only the pairs aligned again are made into plain values to be
+    kept; the others go back to the file as read, and read back the same."""
+    _scan_kept(root)
+    before = ScanStore.load(root).outcomes
+    counted = _Counted(monkeypatch)
+    made_plain = []
+    plain = scan_store_module._plain
+    monkeypatch.setattr(
+        scan_store_module, "_plain", lambda pair: made_plain.append(pair) or plain(pair)
+    )
+    changed = ANSWERS[3].name
+    source = (root / ANSWERS[0].name).read_text(encoding="latin-1")
+    with (root / changed).open("a", encoding="latin-1") as out:
+        out.write("\n\n" + source[: len(source) // 2] + "\n")
+    _scan_kept(root)
+    assert counted.aligned and len(made_plain) == len(counted.aligned)
+    after = ScanStore.load(root).outcomes
+    unchanged = [pair for pair in before if changed not in pair]
+    assert unchanged and all(after[pair] == before[pair] for pair in unchanged)
 
 
 def test_a_scan_after_a_change_selects_again_from_the_kept_selection(

@@ -654,6 +654,7 @@ class Workspace:
             store.kept(c, b) for c, b in zip(candidates, bases, strict=True)
         ]
         todo = [i for i, outcome in enumerate(outcomes) if outcome is None]
+        kept = store.outcomes  # as read: a kept outcome is written back as it was read
         aligner = align_here
         if parallel:
             known = {e.name: (e.mode, e.units) for e in self.index.entries()}
@@ -661,9 +662,10 @@ class Workspace:
         aligned = aligner([candidates[i] for i in todo], self.document, ignored, settings, progress)
         for i, outcome in zip(todo, aligned, strict=True):
             outcomes[i] = outcome
+        aligned_now = set(todo)
         store.outcomes = {
-            (c.a, c.b): (basis, outcome)
-            for c, basis, outcome in zip(candidates, bases, outcomes, strict=True)
+            (c.a, c.b): (basis, outcome if i in aligned_now else kept[c.a, c.b][1])
+            for i, (c, basis, outcome) in enumerate(zip(candidates, bases, outcomes, strict=True))
             if basis is not None and outcome is not None
         }
         return outcomes
