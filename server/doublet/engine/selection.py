@@ -316,9 +316,12 @@ def reselect(
         return None
     if not changed and not dropped and held == limits(basis.count, basis.max_docs):
         return previous
-    return _Reselection(index, basis, held, lost, keys_for).run(
-        previous, changed, dropped, signatures, entries, max_docs
-    )
+    try:
+        return _Reselection(index, basis, held, lost, keys_for).run(
+            previous, changed, dropped, signatures, entries, max_docs
+        )
+    except _Unsure:
+        return None
 
 
 class _Unsure(Exception):
@@ -349,21 +352,8 @@ class _Reselection:
         signatures: list[bytes | None],
         entries: list[Entry],
         max_docs: int,
-    ) -> Selection | None:
-        try:
-            return self._run(previous, changed, dropped, signatures, entries, max_docs)
-        except _Unsure:
-            return None
-
-    def _run(
-        self,
-        previous: Selection,
-        changed: list[Entry],
-        dropped: list[str],
-        signatures: list[bytes | None],
-        entries: list[Entry],
-        max_docs: int,
     ) -> Selection:
+        """The selection now; _Unsure when it cannot be made cheaply and surely."""
         index, n = self.index, self.n
         focus = np.zeros(n, dtype=bool)
         focus[[e.id for e in changed]] = True
