@@ -483,6 +483,20 @@ def lsp_figures(doublet: str, truth: dict, edits: int, timeout: float) -> dict:
 # --- The run ----------------------------------------------------------------------------
 
 
+def compile_bytecode(doublet: str) -> None:
+    """Compile the package of ``doublet`` to bytecode, as installing it with pip does.
+
+    This machine sets PYTHONDONTWRITEBYTECODE=1, so an editable install is compiled
+    anew at every start of a process: 0.15 s of the language server's start at
+    100,000 documents, which no installed copy pays."""
+    python = Path(doublet).parent / "python"
+    script = (
+        "import compileall, doublet, os\n"
+        "compileall.compile_dir(os.path.dirname(doublet.__file__), quiet=1)"
+    )
+    subprocess.run([str(python), "-c", script], check=True, env={**os.environ, "PYTHONPATH": ""})
+
+
 def version_of(doublet: str) -> str:
     run = subprocess.run([doublet, "--version"], capture_output=True, text=True, check=False)
     return (run.stdout or run.stderr).strip()
@@ -519,6 +533,7 @@ def main() -> None:
     }
     for name, doublet in (("baseline", args.baseline), ("current", args.current)):
         print(f"{name}: {doublet} ({version_of(doublet)})", flush=True)
+        compile_bytecode(doublet)
         figures = {"executable": doublet, "version": version_of(doublet)}
         figures |= scan_figures(doublet, truth)
         if not args.no_lsp:

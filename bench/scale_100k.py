@@ -675,6 +675,7 @@ def main() -> None:
     runs = [("baseline", args.baseline)] if args.baseline else []
     for name, doublet in [*runs, ("current", args.current)]:
         print(f"{name}: {doublet} ({version_of(doublet)})", flush=True)
+        scale.compile_bytecode(doublet)
         figures = {"executable": doublet, "version": version_of(doublet)}
         figures |= scan_figures(doublet, folder, truth)
         if not args.no_lsp:

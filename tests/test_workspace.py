@@ -920,14 +920,39 @@ def _header_size() -> int:
     return len(index_store.MAGIC) + 4 + index_store._DIGEST
 
 
+def _framed(head: bytes) -> bytes:
+    """A payload of ``head`` (msgpack) alone: its length, it, the padding to the raw section."""
+    end = _header_size() + 8 + len(head)
+    return len(head).to_bytes(8, "little") + head + bytes(-end % 8)
+
+
 def _payload(raw: bytes) -> dict:
-    return msgpack.unpackb(raw[_header_size() :], raw=False, strict_map_key=False)
+    return index_store._read_payload(memoryview(raw)[_header_size() :], _header_size())
+
+
+class _Collect:
+    def __init__(self) -> None:
+        self.data = bytearray()
+
+    def write(self, data) -> None:
+        self.data += data
 
 
 def _repack(raw: bytes, change) -> bytes:
     data = _payload(raw)
     change(data)
-    return _with_checksum(msgpack.packb(data, use_bin_type=True))
+    out = _Collect()
+    index_store._write_payload(out, data, index_store.VERSION, _header_size())
+    return _with_checksum(bytes(out.data))
+
+
+def _array_at(kind: str, code: int, where: list) -> object:
+    """The keys of ``kind`` replaced by an extension ``code`` holding ``where``."""
+
+    def change(data: dict) -> None:
+        data[kind]["keys"] = msgpack.ExtType(code, msgpack.packb(where))
+
+    return change
 
 
 def _flip_middle(raw: bytes) -> bytes:
@@ -1008,11 +1033,42 @@ DAMAGES = {
         "not a Doublet index file",
     ),
     "wrong-version": (_wrong_version, "another version"),
-    "list-payload": (lambda raw: _with_checksum(msgpack.packb([1, 2, 3])), "corrupt"),
-    "int-payload": (lambda raw: _with_checksum(msgpack.packb(7)), "corrupt"),
-    "missing-keys": (lambda raw: _with_checksum(msgpack.packb({"version": 1})), "corrupt"),
-    "not-msgpack": (lambda raw: _with_checksum(b"\xc1\xc1\xc1"), "corrupt"),
-    "trailing-data": (lambda raw: _with_checksum(raw[_header_size() :] + b"\x00"), "corrupt"),
+    "list-payload": (lambda raw: _with_checksum(_framed(msgpack.packb([1, 2, 3]))), "corrupt"),
+    "int-payload": (lambda raw: _with_checksum(_framed(msgpack.packb(7))), "corrupt"),
+    "missing-keys": (
+        lambda raw: _with_checksum(_framed(msgpack.packb({"version": 1}))),
+        "corrupt",
+    ),
+    "not-msgpack": (lambda raw: _with_checksum(_framed(b"\xc1\xc1\xc1")), "corrupt"),
+    "no-head-length": (lambda raw: _with_checksum(b"\x01\x02"), "corrupt (no head)"),
+    "head-past-the-end": (
+        lambda raw: _with_checksum((10**9).to_bytes(8, "little") + raw[_header_size() + 8 :]),
+        "corrupt (the head runs past the end)",
+    ),
+    "trailing-data": (
+        lambda raw: _with_checksum(raw[_header_size() :] + b"\x00"),
+        "corrupt (data after the last array)",
+    ),
+    "array-past-the-end": (
+        lambda raw: _repack(raw, _array_at("fingerprints", 1, [10**9, "<u4", 4])),
+        "corrupt (an array runs past the end)",
+    ),
+    "array-of-floats": (
+        lambda raw: _repack(raw, _array_at("fingerprints", 1, [0, "<f8", 1])),
+        "corrupt (an array of an unknown type or size)",
+    ),
+    "array-offset-negative": (
+        lambda raw: _repack(raw, _array_at("fingerprints", 1, [-8, "<u4", 1])),
+        "corrupt (an array of an unknown type or size)",
+    ),
+    "array-of-other-width": (
+        lambda raw: _repack(raw, _array_at("fingerprints", 1, [0, "<i8", 1])),
+        "corrupt (postings that are not 32-bit values)",
+    ),
+    "unknown-extension": (
+        lambda raw: _repack(raw, _array_at("fingerprints", 9, [0, "<u4", 1])),
+        "corrupt (unknown extension 9)",
+    ),
     "documents-string": (lambda raw: _repack(raw, _set("documents", "abcdefg")), "corrupt"),
     "short-column": (lambda raw: _repack(raw, _set_column("units", lambda c: c[:-8])), "corrupt"),
     "units-negative": (
@@ -1089,10 +1145,19 @@ def saved_workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, byt
     return root, path.read_bytes(), expected
 
 
+@pytest.mark.parametrize("aside", [False, True], ids=["checksum-inline", "checksum-aside"])
 @pytest.mark.parametrize("damage", list(DAMAGES))
 def test_a_damaged_index_is_rebuilt(
-    saved_workspace: tuple[Path, bytes, list], damage: str, caplog: pytest.LogCaptureFixture
+    saved_workspace: tuple[Path, bytes, list],
+    damage: str,
+    aside: bool,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Said and rebuilt, whichever way the checksum is computed (``aside``: on another
+    thread while the payload is unpacked, as for large files)."""
+    if aside:
+        monkeypatch.setattr(index_store, "_CHECKSUM_ASIDE_FROM", 0)
     root, original, expected = saved_workspace
     make, reason = DAMAGES[damage]
     damaged = make(original)
@@ -1115,6 +1180,29 @@ def test_a_damaged_index_is_rebuilt(
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert again.unchanged == len(DOCUMENTS) and not again.changed
     assert signature(warm.pairs()) == expected
+
+
+def test_a_loaded_index_holds_its_postings_as_aligned_views_of_the_file(
+    saved_workspace: tuple[Path, bytes, list],
+) -> None:
+    """Not copies (which doubled the memory of loading), and aligned (numpy copies an
+    unaligned array to search it), whatever the length of the file's header."""
+    root, original, _ = saved_workspace
+    index_store.index_path(root).write_bytes(original)
+    index = index_store.load(root)
+    for table in index._tables.values():
+        for array in (table.base.keys, table.base.positions):
+            assert array.flags.aligned and not array.flags.owndata
+    data = _payload(original)
+    for at in range(16):
+        written = _Collect()
+        index_store._write_payload(written, data, index_store.VERSION, at)
+        raw = bytes(at) + bytes(written.data)
+        again = index_store._read_payload(memoryview(raw)[at:], at)
+        for kind in ("fingerprints", "sentences"):
+            for part in ("keys", "positions"):
+                array = again[kind][part]
+                assert array.flags.aligned and np.array_equal(array, data[kind][part])
 
 
 def test_no_saved_index_is_no_warning(root: Path, caplog: pytest.LogCaptureFixture) -> None:

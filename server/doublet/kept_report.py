@@ -41,8 +41,9 @@ log = logging.getLogger(__name__)
 
 FILE = "report.msgpack"
 MAGIC = b"DOUBLET-REPORT\n"
-#: Changed whenever what the key names no longer decides the rendering.
-VERSION = 1
+#: Changed whenever what the key names no longer decides the rendering (or the files of
+#: ``.doublet/`` change their layout: 2, arrays after the msgpack head, index_store).
+VERSION = 2
 
 #: Options that change how a scan runs, or where its report goes, not what it says.
 _NOT_IN_KEY = frozenset({"no_progress", "output"})

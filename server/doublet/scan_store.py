@@ -55,8 +55,9 @@ MAGIC = b"DOUBLET-PAIRS\n"
 #: Changed whenever what aligning a pair gives changes for the same documents and
 #: settings (engine/passages, paraphrase, resemblance, scanned): kept outcomes of
 #: another version are not used. 1: the first; 2: code's structure is exact coverage;
-#: 3: the candidate selection is kept too (engine/selection)
-VERSION = 3
+#: 3: the candidate selection is kept too (engine/selection); 4: the files of
+#: ``.doublet/`` hold their arrays after the msgpack head (index_store)
+VERSION = 4
 
 #: What a kept outcome was aligned from: (signature of A, of B, evidence).
 Basis = tuple[bytes, bytes, int]

@@ -28,6 +28,7 @@ computed from the documents themselves.
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -102,6 +103,121 @@ class Entry(NamedTuple):
         return self.mode.salt
 
 
+class _Columns(NamedTuple):
+    """A loaded index's documents, one sequence per field, by id."""
+
+    names: list[str]
+    modes: list[Mode]  # the modes; ``mode_of`` points into them
+    mode_of: np.ndarray
+    units: np.ndarray
+    starts: np.ndarray
+    postings: np.ndarray  # (documents, len(KINDS))
+    templates: np.ndarray
+    references: np.ndarray
+    group_list: list[str | None]  # the groups' names, then None; ``group_of`` points in
+    group_of: np.ndarray
+    stamps: list[tuple]
+
+
+#: A slice of entries this long or shorter is made entry by entry, a longer one all at once.
+_MAKE_ONE_BY_ONE = 1024
+
+
+class _LoadedEntries:
+    """The entries of a loaded index by id, each made the first time it is asked for.
+
+    A query right after loading meets a few hundred of 100,000 documents, and making
+    every entry took a fifth of a second of an editor's start; a pass over all of
+    them (a refresh, a save) makes the rest in one go. Entries appended or replaced
+    since loading are held as they were given."""
+
+    def __init__(self, columns: _Columns) -> None:
+        self._columns = columns
+        self._made: list[Entry | None] = [None] * len(columns.names)  # None: not made yet
+        self._complete = not columns.names
+        self._roles: dict[tuple[bool, bool, int], Role] = {}  # one object of each role
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    def __getitem__(self, at):
+        if isinstance(at, slice):
+            ids = range(*at.indices(len(self._made)))
+            if len(ids) > _MAKE_ONE_BY_ONE:
+                self._make_all()
+            return [self[doc_id] for doc_id in ids]
+        entry = self._made[at]
+        if entry is None:
+            entry = self._made[at] = self._make(at if at >= 0 else at + len(self._made))
+        return entry
+
+    def __setitem__(self, at: int, entry: Entry) -> None:
+        self._made[at] = entry
+
+    def __iter__(self) -> Iterator[Entry | None]:
+        self._make_all()
+        return iter(self._made)
+
+    def append(self, entry: Entry) -> None:
+        self._made.append(entry)
+
+    def copy(self) -> _LoadedEntries:
+        twin = object.__new__(_LoadedEntries)
+        twin._columns, twin._complete, twin._roles = self._columns, self._complete, self._roles
+        twin._made = self._made.copy()
+        return twin
+
+    def _role(self, template: bool, reference: bool, group: int) -> Role:
+        key = (template, reference, group)
+        role = self._roles.get(key)
+        if role is None:
+            group_name = self._columns.group_list[group]
+            role = self._roles.setdefault(key, Role(template, reference, group_name))
+        return role
+
+    def _make(self, doc_id: int) -> Entry:
+        c = self._columns
+        fingerprints, sentences, lexicon = c.postings[doc_id].tolist()
+        return Entry(
+            c.names[doc_id],
+            doc_id,
+            c.modes[int(c.mode_of[doc_id])],
+            int(c.units[doc_id]),
+            int(c.starts[doc_id]),
+            {FINGERPRINTS: fingerprints, SENTENCES: sentences, LEXICON: lexicon},
+            self._role(
+                bool(c.templates[doc_id]), bool(c.references[doc_id]), int(c.group_of[doc_id])
+            ),
+            c.stamps[doc_id],
+        )
+
+    def _make_all(self) -> None:
+        """Every entry not made yet, column by column (one pass in C per field)."""
+        if self._complete:
+            return
+        c = self._columns
+        role_ids = list(
+            zip(c.templates.tolist(), c.references.tolist(), c.group_of.tolist(), strict=True)
+        )
+        roles = {r: self._role(*r) for r in set(role_ids)}
+        assert KINDS == (FINGERPRINTS, SENTENCES, LEXICON)  # the columns' order
+        fields = (  # each of Entry's fields as a column
+            c.names,
+            range(len(c.names)),
+            [c.modes[m] for m in c.mode_of.tolist()],
+            c.units.tolist(),
+            c.starts.tolist(),
+            [{FINGERPRINTS: f, SENTENCES: s, LEXICON: x} for f, s, x in c.postings.tolist()],
+            [roles[r] for r in role_ids],
+            c.stamps,
+        )
+        made = self._made
+        for doc_id, entry in enumerate(map(Entry._make, zip(*fields, strict=True))):
+            if made[doc_id] is None:
+                made[doc_id] = entry
+        self._complete = True
+
+
 #: A segment this long gets a directory of where each range of keys starts (below it,
 #: a plain binary search stays in the processor's caches and is as quick).
 DIRECTORY_FROM = 1 << 18
@@ -121,6 +237,9 @@ class _Segment:
     keys: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))
     positions: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))
     _directory: tuple[int, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    #: Held while the directory is made: a query that finds it held searches without
+    #: one rather than wait for it, or make it a second time.
+    _making: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __len__(self) -> int:
         return int(self.keys.shape[0])
@@ -154,12 +273,13 @@ class _Segment:
         a directory of where each range of keys starts (by their top bits) leaves a
         few steps inside one range, all of ``wanted`` stepped at once.
         """
-        if len(self) < DIRECTORY_FROM:
+        made = self._ranges(wait=False) if len(self) >= DIRECTORY_FROM else None
+        if made is None:
             return (
                 np.searchsorted(self.keys, wanted, side="left"),
                 np.searchsorted(self.keys, wanted, side="right"),
             )
-        shift, directory = self._ranges()
+        shift, directory = made
         ranges = (wanted >> np.uint32(shift)).astype(np.intp)
         first, stop = directory[ranges].astype(np.intp), directory[ranges + 1].astype(np.intp)
         long = np.flatnonzero(stop - first >= 1 << _RANGE_STEPS)
@@ -185,10 +305,27 @@ class _Segment:
             lo[long] = np.searchsorted(keys, wanted[long], side="right" if right else "left")
         return lo
 
-    def _ranges(self) -> tuple[int, np.ndarray]:
+    def prepare(self) -> None:
+        """Make the directory now, if the segment is long enough to have one."""
+        if len(self) >= DIRECTORY_FROM:
+            self._ranges(wait=True)
+
+    def _ranges(self, wait: bool) -> tuple[int, np.ndarray] | None:
         """(shift, where the keys with each value of ``key >> shift`` start), made once,
         a slice of keys at a time: no temporary array as long as the keys (the
-        allocator would keep its memory)."""
+        allocator would keep its memory). None if another thread is making it and
+        ``wait`` is false."""
+        if self._directory is not None:
+            return self._directory
+        if not self._making.acquire(blocking=wait):
+            return None
+        try:
+            self._make_directory()
+        finally:
+            self._making.release()
+        return self._directory
+
+    def _make_directory(self) -> None:
         if self._directory is None:
             count = len(self)
             bits = int(np.clip(np.ceil(np.log2(max(count, 1) / _PER_RANGE)), 8, 28))
@@ -203,7 +340,6 @@ class _Segment:
                 done = last
             directory[done:] = count
             self._directory = (int(shift), directory)
-        return self._directory
 
 
 #: ... and the middle segment into the base past this many: merging into a base of
@@ -285,6 +421,11 @@ class _Table:
             if len(self._middle) > MIDDLE_POSTINGS:
                 self.merge()
         return [self.base, self._middle, self._delta_segment()]
+
+    def prepare(self) -> None:
+        """Make the directories of the long segments (see Index.prepare_lookups)."""
+        for segment in (self.base, self._middle):
+            segment.prepare()
 
     def lookup(self, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Postings of sorted unique ``wanted`` keys: (which wanted key, global position)."""
@@ -449,6 +590,26 @@ class _Pairing:
     def __len__(self) -> int:
         return len(self.salts)
 
+    @classmethod
+    def of_columns(
+        cls,
+        salts: np.ndarray,
+        templates: np.ndarray,
+        references: np.ndarray,
+        groups: np.ndarray,
+        group_names: list[str],
+    ) -> _Pairing:
+        """The table of a loaded index, from its columns (``groups`` codes into
+        ``group_names``, -1 none): made entry by entry, it took a tenth of a second of
+        the first answer after loading 100,000 documents."""
+        table = cls()
+        table.salts = _Column(np.uint64, salts)
+        table.templates = _Column(bool, templates)
+        table.references = _Column(bool, references)
+        table.groups = _Column(np.int64, groups)
+        table.group_codes = {name: code for code, name in enumerate(group_names)}
+        return table
+
     def extend(self, entries: Iterable[Entry | None]) -> None:
         for entry in entries:
             assert entry is not None
@@ -483,7 +644,8 @@ class Index:
     """Documents' keys, searchable by key; add, update, remove and rename."""
 
     def __init__(self) -> None:
-        self._entries: list[Entry | None] = []  # by id; None once compacted away
+        # by id; None once compacted away
+        self._entries: list[Entry | None] | _LoadedEntries = []
         self._by_name: dict[str, int] = {}
         self._starts = _Column(np.int64)  # by id, increasing
         self._alive = _Column(bool)
@@ -702,6 +864,13 @@ class Index:
 
     # --- queries --------------------------------------------------------------------
 
+    def prepare_lookups(self) -> None:
+        """Make the lookup directories of the long segments now, rather than on the first
+        query: 50 ms at 100,000 documents. Safe beside queries on other threads, which
+        search without a directory while it is being made."""
+        for table in list(self._tables.values()):
+            table.prepare()
+
     def templates(self) -> np.ndarray:
         """Ids of the documents that are templates (kept until the index changes)."""
         if self._templates is None:
@@ -810,7 +979,7 @@ class Index:
         the snapshot with its lock released, so an editor's questions are not kept
         waiting while 100,000 documents are compacted (seconds)."""
         copy = Index()
-        copy._entries = list(self._entries)  # entries are replaced, never changed in place
+        copy._entries = self._entries.copy()  # entries are replaced, never changed in place
         copy._by_name = dict(self._by_name)
         copy._starts = _Column(np.int64, self._starts.array.copy())
         copy._alive = _Column(bool, self._alive.array.copy())
@@ -890,7 +1059,7 @@ class Index:
         references = np.asarray(columns["references"], dtype=bool)
         group_names = [str(g) for g in columns["group_names"]]
         group_of = np.asarray(columns["groups"], dtype=np.int64)
-        stamps = list(columns["stamps"])
+        stamps = [stamp if type(stamp) is tuple else tuple(stamp) for stamp in columns["stamps"]]
         if any(
             len(column) != n
             for column in (
@@ -905,8 +1074,6 @@ class Index:
             )
         ):
             raise ValueError("the documents' columns differ in length")
-        if len(set(names)) != n:
-            raise ValueError("a document is named twice")
         if n and (
             mode_of.min() < 0
             or mode_of.max() >= len(modes)
@@ -920,24 +1087,28 @@ class Index:
         ends = starts + units + 1  # where the next document may start, at the earliest
         if n and (starts[0] < 0 or np.any(starts[1:] < ends[:-1]) or ends[-1] > cursor):
             raise ValueError("documents overlap or lie outside the position space")
-        group_list: list[str | None] = [*group_names, None]  # -1 is None
-        role_ids = list(
-            zip(templates.tolist(), references.tolist(), group_of.tolist(), strict=True)
+        index._entries = _LoadedEntries(
+            _Columns(
+                names,
+                modes,
+                mode_of,
+                units,
+                starts,
+                postings,
+                templates,
+                references,
+                [*group_names, None],
+                group_of,
+                stamps,
+            )
         )
-        roles = {r: Role(r[0], r[1], group_list[r[2]]) for r in set(role_ids)}  # one of each
-        assert KINDS == (FINGERPRINTS, SENTENCES, LEXICON)  # the columns' order
-        fields = (  # each of Entry's fields as a column: 100,000 entries on every load
-            names,
-            range(n),
-            [modes[m] for m in mode_of.tolist()],
-            units.tolist(),
-            starts.tolist(),
-            [{FINGERPRINTS: f, SENTENCES: s, LEXICON: x} for f, s, x in postings.tolist()],
-            [roles[r] for r in role_ids],
-            [stamp if type(stamp) is tuple else tuple(stamp) for stamp in stamps],
-        )
-        index._entries = list(map(Entry._make, zip(*fields, strict=True)))
         index._by_name = {name: doc_id for doc_id, name in enumerate(names)}
+        if len(index._by_name) != n:
+            raise ValueError("a document is named twice")
+        salts = np.array([mode.salt for mode in modes], dtype=np.uint64)
+        index._pairing = _Pairing.of_columns(
+            salts[mode_of], templates, references, group_of, group_names
+        )
         index._starts = _Column(np.int64, starts)
         index._alive = _Column(bool, np.ones(n, dtype=bool))
         totals = postings.sum(axis=0) if n else np.zeros(len(KINDS), dtype=np.int64)

@@ -306,7 +306,12 @@ class Folder:
         if len(self.project.index):  # the last session's index: its answers first
             self.from_saved = True
             self.host.relocate(self)
-            await self.host.analyse_now(self)
+            # its lookup directories made on the indexer thread meanwhile (numpy lets go
+            # of the interpreter lock), not by the first answer
+            await asyncio.gather(
+                self.host.run_indexing(self.project.index.prepare_lookups),
+                self.host.analyse_now(self),
+            )
             if self.closed:
                 return
         # watch before indexing, so that nothing written meanwhile is missed (and after
