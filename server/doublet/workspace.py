@@ -211,6 +211,11 @@ class Workspace:
         selected = tuple(dict.fromkeys(PurePosixPath(p.relative_to(root)).as_posix() for p in full))
         return cls(root, config, selected=tuple("" if s == "." else s for s in selected))
 
+    def prepare_entries(self) -> None:
+        """Make the loaded index's entries ahead of the passes over all of them
+        (Index.prepare_entries), letting questions through first."""
+        self.index.prepare_entries(self.questions.let_through)
+
     def reset_index(self) -> None:
         """Start from an empty index (a rebuild); the next save writes it whatever it holds."""
         with self.lock:

@@ -478,3 +478,66 @@ def test_the_runs_of_keys_are_found_through_the_directory_as_by_a_binary_search(
         first, stop = segment.runs(asked)
     assert first.tolist() == np.searchsorted(sorted_keys, asked, side="left").tolist()
     assert stop.tolist() == np.searchsorted(sorted_keys, asked, side="right").tolist()
+
+
+def test_a_query_searches_without_the_directory_while_another_thread_makes_it():
+    keys = np.array(sorted(random.Random(3).choices(range(1 << 32), k=5000)), dtype=np.uint32)
+    segment = index_module._Segment(keys, np.arange(keys.shape[0], dtype=np.uint32))
+    asked = np.unique(keys[::7] + np.uint32(1))
+    expected = (
+        np.searchsorted(keys, asked, side="left").tolist(),
+        np.searchsorted(keys, asked, side="right").tolist(),
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(index_module, "DIRECTORY_FROM", 1)
+        with segment._making:  # another thread is making it
+            first, stop = segment.runs(asked)
+            assert segment._directory is None  # not made a second time, nor waited for
+        assert (first.tolist(), stop.tolist()) == expected
+        segment.prepare()
+        assert segment._directory is not None
+        first, stop = segment.runs(asked)
+    assert (first.tolist(), stop.tolist()) == expected
+
+
+def saved_and_loaded(index: Index) -> Index:
+    data = index.snapshot().export()
+    data["documents"] = index_store._pack_documents(data["documents"])
+    data["state"] = "a save"
+    written = Written()
+    index_store._write_payload(written, data, index_store.VERSION, 0)
+    return index_store._restored(
+        Path("."), index_store._read_payload(memoryview(bytes(written.data)), 0)
+    )
+
+
+def test_entries_replaced_while_a_loaded_index_makes_them_all_stay_replaced(monkeypatch):
+    """Index.prepare_entries runs beside the index's holder: what the holder renames or
+    gives a new role between two slices must not be put back as it was loaded."""
+    monkeypatch.setattr(index_module, "_MAKE_SLICE", 2)
+    index = Index()
+    names = [f"{letter}.txt" for letter in "abcdefgh"]
+    for number, name in enumerate(names):
+        index.add(name, document(name, text_of([number, number + 1])).keys, PROSE)
+    loaded = saved_and_loaded(index)
+    changes = iter(
+        [
+            lambda: loaded.set_role("h.txt", Role(reference=True)),  # not made yet
+            lambda: loaded.rename("g.txt", "renamed.txt"),
+            lambda: loaded.entry("a.txt"),  # made one by one first
+            lambda: loaded.set_role("b.txt", Role(group="alice")),  # in the slice made next
+        ]
+    )
+    loaded.prepare_entries(between=lambda: next(changes, lambda: None)())
+    assert loaded.entry("h.txt").role == Role(reference=True)
+    assert loaded.entry("b.txt").role == Role(group="alice")
+    assert "g.txt" not in loaded and loaded.entry("renamed.txt").id == index.entry("g.txt").id
+    by_id = {entry.id: entry for entry in loaded.live_entries()}
+    assert [by_id[i].name for i in range(len(names))] == [
+        *names[:6],
+        "renamed.txt",
+        "h.txt",
+    ]
+    for name in names[:6]:
+        if name != "b.txt":
+            assert loaded.entry(name) == index.entry(name)

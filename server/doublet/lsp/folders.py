@@ -306,18 +306,24 @@ class Folder:
         if len(self.project.index):  # the last session's index: its answers first
             self.from_saved = True
             self.host.relocate(self)
-            # its lookup directories made on the indexer thread meanwhile (numpy lets go
-            # of the interpreter lock), not by the first answer
+            # its lookup directories made on the indexer thread meanwhile, not by the
+            # first answer; then its entries, not by each snapshot of the refresh's end
             await asyncio.gather(
                 self.host.run_indexing(self.project.index.prepare_lookups),
                 self.host.analyse_now(self),
             )
+            await self.host.run_indexing(self.project.prepare_entries)
             if self.closed:
                 return
         # watch before indexing, so that nothing written meanwhile is missed (and after
-        # the first answers: watching 100,000 files takes a tenth of a second to set up)
-        self.watcher = Watcher(self.project.root, asyncio.get_running_loop(), self.files_changed)
-        self.watcher.start()
+        # the first answers, on the indexer thread: watching 100,000 files takes a tenth
+        # of a second to set up, which held up the editor's messages on the loop)
+        watcher = Watcher(self.project.root, asyncio.get_running_loop(), self.files_changed)
+        await self.host.run_indexing(watcher.start)
+        self.watcher = watcher
+        if self.closed:  # removed meanwhile
+            watcher.stop()
+            return
         await self.index()
 
     def current_config(self) -> Config:
