@@ -656,6 +656,9 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=EDITS, help="didChanges (pastes + removals)")
     parser.add_argument("--lsp-timeout", type=float, default=180, help="seconds per LSP wait")
     args = parser.parse_args()
+    # each executable imports its own tree: an inherited PYTHONPATH would run this
+    # tree's code under the baseline's name
+    os.environ.pop("PYTHONPATH", None)
 
     started = time.perf_counter()
     folder, _ = paths_of(args.documents)
