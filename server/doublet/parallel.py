@@ -26,10 +26,11 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -81,13 +82,39 @@ def running_on(executor: Executor, count: int, select: Selector | None = None) -
         _cluster.reset(token)
 
 
-def select_candidates(index: Index, max_docs: int) -> tuple[list[Candidate], np.ndarray]:
+def select_candidates(
+    index: Index, max_docs: int, threaded: bool = False
+) -> tuple[list[Candidate], np.ndarray]:
     """A folder's candidate pairs (engine/candidates ``all_candidates``): on the cluster
-    when there is one that selects them (doublet/cluster), else here."""
+    when there is one that selects them (doublet/cluster), else here (its parts on
+    every core if ``threaded``: :func:`threaded_parts`)."""
     cluster = _cluster.get()
     if cluster is not None and cluster[2] is not None:
         return cluster[2](index, max_docs)
-    return all_candidates(index, max_docs)
+    with threaded_parts(threaded) as (each, at_least):
+        return all_candidates(index, max_docs, each=each, parts_at_least=at_least)
+
+
+#: How a selection makes its parts of pairs: a map over the parts' numbers, and how many
+#: parts there are at least.
+PartMap = tuple[Callable[[Callable[[int], Any], Iterable[int]], Iterable[Any]], int]
+
+
+@contextmanager
+def threaded_parts(wanted: bool) -> Iterator[PartMap]:
+    """A candidate selection's parts of pairs (engine/candidates) made by a thread per
+    core when ``wanted`` and there are several, else one after another; the parts are
+    as many times more, and smaller, so that those in hand at once take the memory
+    one took. Threads, not processes: most of a part's work is numpy's sorting and
+    indexing, which lets the other threads run, and the postings are shared, not
+    copied (on two cores, 100,000 documents: 16.5 -> 12.2 s at the same peak;
+    24,150: 4.4-5.0 -> 3.7-4.4 s)."""
+    count = min(os.cpu_count() or 1, MAX_WORKERS)
+    if not wanted or count < 2:
+        yield map, 1
+        return
+    with ThreadPoolExecutor(count, thread_name_prefix="doublet-parts") as pool:
+        yield pool.map, count
 
 
 def on_cluster() -> bool:

@@ -47,7 +47,13 @@ from doublet.engine.index import Index, Role
 from doublet.engine.index import keys_of as index_keys
 from doublet.engine.modes import MODES, Mode
 from doublet.engine.selection import reselect, select_all
-from doublet.parallel import align_here, on_cluster, parallel_aligner, select_candidates
+from doublet.parallel import (
+    align_here,
+    on_cluster,
+    parallel_aligner,
+    select_candidates,
+    threaded_parts,
+)
 from doublet.scan_store import ScanStore, basis_of, document_signatures, settings_signature
 from doublet.scanned import ScannedPair, ranked
 from doublet.skipped import NotText, Skipped
@@ -690,10 +696,11 @@ class Workspace:
         if parallel:  # the workers read and cut up what they align: nothing to keep here
             self._forget_all()
         if found is None and keep and not on_cluster():
-            found = select_all(self.index, max_docs, _Stamp.digest_of)
+            with threaded_parts(parallel) as (each, at_least):  # a big scan: every core
+                found = select_all(self.index, max_docs, _Stamp.digest_of, each, at_least)
         if found is None:  # on a cluster, the whole folder's selection is made there
             store.selection = None
-            return select_candidates(self.index, max_docs)
+            return select_candidates(self.index, max_docs, threaded=parallel)
         store.selection = found
         return found.candidates, found.ignored
 

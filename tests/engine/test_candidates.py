@@ -7,6 +7,7 @@ sentence evidence (shared MinHash bands of sentences) on real reworded text.
 from __future__ import annotations
 
 import itertools
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import numpy as np
@@ -455,6 +456,12 @@ def test_a_folder_taken_a_part_of_the_pairs_at_a_time_gives_the_same_candidates(
     parted, ignored_parted = all_candidates(index, max_docs=50)
     assert len(whole) > 100
     assert parted == whole and np.array_equal(ignored_parted, ignored)
+    # several parts at once, on threads, as a big scan makes them (parallel.threaded_parts)
+    with ThreadPoolExecutor(3) as pool:
+        threaded, ignored_threaded = all_candidates(
+            index, max_docs=50, each=pool.map, parts_at_least=5
+        )
+    assert threaded == whole and np.array_equal(ignored_threaded, ignored)
 
 
 def test_a_part_of_the_pairs_without_any_pair_is_no_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -53,6 +53,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -290,11 +292,20 @@ class Seen:
 
 
 def all_candidates(
-    index: Index, max_docs: int, seen: Seen | None = None
+    index: Index,
+    max_docs: int,
+    seen: Seen | None = None,
+    each: Callable[[Callable[[int], Any], Iterable[int]], Iterable[Any]] = map,
+    parts_at_least: int = 1,
 ) -> tuple[list[Candidate], np.ndarray]:
     """Every pair of indexed documents worth aligning, and the fingerprint keys to ignore
     (boilerplate and templates) when aligning them; ``seen`` notes what selecting them
-    again needs (when there are two documents or more)."""
+    again needs (when there are two documents or more).
+
+    The pairs are made in parts (``parts_at_least`` times as many as one at a time
+    needs), each part's by ``each(function, parts)``, in order: a thread pool's ``map``
+    makes several at once (most of a part's work is numpy's sorting and indexing,
+    which lets other threads run)."""
     entries = {e.id: e for e in index.entries()}
     if len(entries) < 2:
         return [], np.zeros(0, np.uint32)
@@ -314,14 +325,8 @@ def all_candidates(
     if seen is not None:
         seen.note(SENTENCES, reworded, _given_keys(reworded, templates))
     reworded = reworded.without_keys(_ignored(reworded, templates, min(pairing, SENTENCE_PAIRING)))
-    parts = _parts(reworded.pair_count())
-    found_parts = [
-        _sentence_seeds(
-            _sentence_pairs(a.astype(np.int64) * n + b, at_a, at_b)
-            for a, b, at_a, at_b in reworded.pairs(part, parts)
-        )
-        for part in range(parts)
-    ]
+    parts = _parts(reworded.pair_count()) * parts_at_least
+    found_parts = list(each(partial(_sentence_seeds_of_part, reworded, n, parts), range(parts)))
     del reworded
     pair_ids = np.concatenate([ids for ids, _ in found_parts])  # each pair in one part
     seeds = np.concatenate([counts for _, counts in found_parts])
@@ -338,15 +343,16 @@ def all_candidates(
     for p in identical.tolist():
         evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[3] = 1
     shares = np.zeros(pair_ids.shape[0], dtype=bool)  # the pair shares a fingerprint too
-    parts = _parts(copied.pair_count())
+    parts = _parts(copied.pair_count()) * parts_at_least
     sentence_part = part_of(pair_ids // n, pair_ids % n, parts)
-    for part in range(parts):
-        dense, sharing = _dense_pairs(copied, n, reach, min_seeds, part, parts)
+
+    dense_part = partial(_dense_pairs, copied, n, reach, min_seeds, parts=parts)
+    for part, (dense, sharing) in enumerate(each(dense_part, range(parts))):
         for p, count in dense:
             evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[0] = count
         here = np.flatnonzero(sentence_part == part)
         shares[here] = _isin_sorted(pair_ids[here], sharing)
-    del copied
+    del copied, dense_part
     _sentence_evidence(evidence, pair_ids, seeds, shares, n, entries.__getitem__)
     said = _Postings.of(*index.live_postings(LEXICON))
     if seen is not None:
@@ -354,6 +360,16 @@ def all_candidates(
     said = said.without_keys(_ignored(said, templates, pairing))
     _lexicon_evidence(evidence, _shared_keys(said, n), n)
     return _found_in(evidence, entries.__getitem__), ignored
+
+
+def _sentence_seeds_of_part(
+    postings: _Postings, n: int, parts: int, part: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The sentence seeds of the pairs in ``part`` (pair ids as a * n + b, and counts)."""
+    return _sentence_seeds(
+        _sentence_pairs(a.astype(np.int64) * n + b, at_a, at_b)
+        for a, b, at_a, at_b in postings.pairs(part, parts)
+    )
 
 
 def _sentence_evidence(

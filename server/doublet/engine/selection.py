@@ -40,8 +40,9 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -246,13 +247,20 @@ def _floor(limit: int) -> int:
     return limit - max(MIN_BAND, math.ceil(BAND_SHARE * limit))
 
 
-def select_all(index: Index, max_docs: int, digest_of: DigestOf) -> Selection:
-    """The whole folder's selection (all_candidates) and its basis."""
+def select_all(
+    index: Index,
+    max_docs: int,
+    digest_of: DigestOf,
+    each: Callable[[Callable[[int], Any], Iterable[int]], Iterable[Any]] = map,
+    parts_at_least: int = 1,
+) -> Selection:
+    """The whole folder's selection (all_candidates, its parts of pairs made by ``each``)
+    and its basis."""
     entries = index.live_entries()
     held = limits(len(entries), max_docs)
     floors = {kind: _floor(limit[0]) for kind, limit in held.items()}
     seen = Seen(floors)
-    candidates, ignored = all_candidates(index, max_docs, seen)
+    candidates, ignored = all_candidates(index, max_docs, seen, each, parts_at_least)
     if len(entries) < 2 or min(floors.values()) < 1:
         return Selection(candidates, ignored)
     kinds = {}
