@@ -829,9 +829,14 @@ def run_similar(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    stdin = None
+    if not args.tcp:  # the first message read, and its folder's index, while pygls imports
+        from doublet.lsp.first_message import read_ahead_of
+
+        stdin = read_ahead_of(sys.stdin.buffer)
     from doublet.lsp.handlers import serve  # imported here: the CLI does not need pygls
 
-    serve(args.tcp)
+    serve(args.tcp, stdin)
     return 0
 
 

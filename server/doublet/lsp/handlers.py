@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types
 
@@ -124,8 +124,9 @@ def create_server() -> DoubletServer:
     return server
 
 
-def serve(tcp: str | None = None) -> None:
-    """Run the server on stdio, or on ``host:port`` for debugging."""
+def serve(tcp: str | None = None, stdin: BinaryIO | None = None) -> None:
+    """Run the server on stdio (its input ``stdin`` if given: lsp/first_message), or on
+    ``host:port`` for debugging."""
     logging.basicConfig(level=logging.INFO, format="doublet: %(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)
     sys.setswitchinterval(SWITCH_INTERVAL)
@@ -134,4 +135,4 @@ def serve(tcp: str | None = None) -> None:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
-        server.start_io()
+        server.start_io(stdin)
