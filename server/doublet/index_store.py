@@ -5,8 +5,8 @@ payload, and the payload: a head in msgpack (the documents as columns, one array
 per field), then the postings' arrays as raw little-endian bytes, each named in
 the head by where it lies. Loading reads the file once and the arrays are views of
 what was read: unpacked from msgpack they were copied, which took a fifth of a
-second and doubled the memory of loading 100,000 documents. The checksum is there to catch a
-file truncated or damaged on disk, not a forgery (docs/security.md): CRC-32 finds
+second and doubled the memory of loading 100,000 documents. The checksum is there
+to catch a file truncated or damaged on disk, not a forgery (docs/security.md): CRC-32 finds
 every truncation and burst error and reads 193 MB in a fifth of a second, where
 BLAKE2b took a second of the start of an editor on 100,000 documents.
 It is written to a temporary file, flushed to disk and renamed over the old
@@ -447,7 +447,7 @@ def load(root: Path) -> Index:
     path = index_path(root)
     if not os.path.lexists(path):
         raise IndexFileError(path, "no saved index")
-    return _read_file(path, use=lambda data: _restored(root, data))
+    return _read_file(path, use=lambda data: _restored(root, data), read=_taken(path))
 
 
 def _restored(root: Path, data: dict) -> Index:
@@ -543,13 +543,14 @@ def _read_file(
     magic: bytes = MAGIC,
     version: int = VERSION,
     use=lambda data: data,
+    read: bytes | None = None,
 ):
     """``use`` of one file of the index (or another file of ``.doublet/``, by its
-    ``magic`` and ``version``), checked (magic, version, checksum) and unpacked. A
-    damage is said as such (the checksum's verdict first), never as what ``use``
-    made of it."""
+    ``magic`` and ``version``; its bytes ``read`` already, if given), checked (magic,
+    version, checksum) and unpacked. A damage is said as such (the checksum's
+    verdict first), never as what ``use`` made of it."""
     try:  # read as any file is (sources.read_bytes): a regular file, never through a link
-        raw = _taken(path) or read_bytes(path, max_bytes=MAX_INDEX_BYTES)
+        raw = read if read is not None else read_bytes(path, max_bytes=MAX_INDEX_BYTES)
     except NotText as exc:
         raise IndexFileError(path, f"cannot be read ({exc.reason})") from None
     header = len(magic) + 4 + _DIGEST

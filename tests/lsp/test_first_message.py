@@ -135,3 +135,13 @@ def test_the_first_message_is_read_before_pygls_and_lsprotocol_are_imported() ->
     )
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "[]"
+
+
+def test_reading_another_file_of_doublet_leaves_the_index_read_ahead(saved: Path) -> None:
+    index_store.write_checked(saved, "other.msgpack", {"a": 1}, b"DOUBLET-OTHER\n", 1)
+    index_store.read_ahead(saved)
+    other = index_store.read_checked(saved / ".doublet" / "other.msgpack", b"DOUBLET-OTHER\n", 1)
+    assert other["a"] == 1
+    assert index_store._read_ahead is not None  # for the index's load, which takes it
+    assert sorted(index_store.load(saved).names()) == ["a.txt", "b.txt"]
+    assert index_store._read_ahead is None

@@ -140,8 +140,9 @@ class _LoadedEntries:
         self._complete = not columns.names
         self._roles: dict[tuple[bool, bool, int], Role] = {}  # one object of each role
         #: Held while entries made all at once are put in, and while one is replaced:
-        #: the making may run beside the index's holder (Index.prepare_entries), and must not
-        #: put back an entry replaced meanwhile.
+        #: the making may run beside the index's holder (Index.prepare_entries), and must
+        #: not put back an entry replaced meanwhile. (One entry made as it is asked for
+        #: is put in without it: only the holder asks and replaces, one at a time.)
         self._filling = threading.Lock()
 
     def __len__(self) -> int:
