@@ -91,12 +91,12 @@ def select_candidates(
     cluster = _cluster.get()
     if cluster is not None and cluster[2] is not None:
         return cluster[2](index, max_docs)
-    with threaded_parts(threaded) as (each, at_least):
-        return all_candidates(index, max_docs, each=each, parts_at_least=at_least)
+    with threaded_parts(threaded) as (each, times):
+        return all_candidates(index, max_docs, each=each, parts_times=times)
 
 
-#: How a selection makes its parts of pairs: a map over the parts' numbers, and how many
-#: parts there are at least.
+#: How a selection makes its parts of pairs: a map over the parts' numbers, and how
+#: many times as many parts as one at a time needs.
 PartMap = tuple[Callable[[Callable[[int], Any], Iterable[int]], Iterable[Any]], int]
 
 

@@ -696,8 +696,8 @@ class Workspace:
         if parallel:  # the workers read and cut up what they align: nothing to keep here
             self._forget_all()
         if found is None and keep and not on_cluster():
-            with threaded_parts(parallel) as (each, at_least):  # a big scan: every core
-                found = select_all(self.index, max_docs, _Stamp.digest_of, each, at_least)
+            with threaded_parts(parallel) as (each, times):  # a big scan: every core
+                found = select_all(self.index, max_docs, _Stamp.digest_of, each, times)
         if found is None:  # on a cluster, the whole folder's selection is made there
             store.selection = None
             return select_candidates(self.index, max_docs, threaded=parallel)

@@ -459,7 +459,7 @@ def test_a_folder_taken_a_part_of_the_pairs_at_a_time_gives_the_same_candidates(
     # several parts at once, on threads, as a big scan makes them (parallel.threaded_parts)
     with ThreadPoolExecutor(3) as pool:
         threaded, ignored_threaded = all_candidates(
-            index, max_docs=50, each=pool.map, parts_at_least=5
+            index, max_docs=50, each=pool.map, parts_times=5
         )
     assert threaded == whole and np.array_equal(ignored_threaded, ignored)
 

@@ -296,13 +296,13 @@ def all_candidates(
     max_docs: int,
     seen: Seen | None = None,
     each: Callable[[Callable[[int], Any], Iterable[int]], Iterable[Any]] = map,
-    parts_at_least: int = 1,
+    parts_times: int = 1,
 ) -> tuple[list[Candidate], np.ndarray]:
     """Every pair of indexed documents worth aligning, and the fingerprint keys to ignore
     (boilerplate and templates) when aligning them; ``seen`` notes what selecting them
     again needs (when there are two documents or more).
 
-    The pairs are made in parts (``parts_at_least`` times as many as one at a time
+    The pairs are made in parts (``parts_times`` times as many as one at a time
     needs), each part's by ``each(function, parts)``, in order: a thread pool's ``map``
     makes several at once (most of a part's work is numpy's sorting and indexing,
     which lets other threads run)."""
@@ -325,7 +325,7 @@ def all_candidates(
     if seen is not None:
         seen.note(SENTENCES, reworded, _given_keys(reworded, templates))
     reworded = reworded.without_keys(_ignored(reworded, templates, min(pairing, SENTENCE_PAIRING)))
-    parts = _parts(reworded.pair_count()) * parts_at_least
+    parts = _parts(reworded.pair_count()) * parts_times
     found_parts = list(each(partial(_sentence_seeds_of_part, reworded, n, parts), range(parts)))
     del reworded
     pair_ids = np.concatenate([ids for ids, _ in found_parts])  # each pair in one part
@@ -343,7 +343,7 @@ def all_candidates(
     for p in identical.tolist():
         evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[3] = 1
     shares = np.zeros(pair_ids.shape[0], dtype=bool)  # the pair shares a fingerprint too
-    parts = _parts(copied.pair_count()) * parts_at_least
+    parts = _parts(copied.pair_count()) * parts_times
     sentence_part = part_of(pair_ids // n, pair_ids % n, parts)
 
     dense_part = partial(_dense_pairs, copied, n, reach, min_seeds, parts=parts)

@@ -252,7 +252,7 @@ def select_all(
     max_docs: int,
     digest_of: DigestOf,
     each: Callable[[Callable[[int], Any], Iterable[int]], Iterable[Any]] = map,
-    parts_at_least: int = 1,
+    parts_times: int = 1,
 ) -> Selection:
     """The whole folder's selection (all_candidates, its parts of pairs made by ``each``)
     and its basis."""
@@ -260,7 +260,7 @@ def select_all(
     held = limits(len(entries), max_docs)
     floors = {kind: _floor(limit[0]) for kind, limit in held.items()}
     seen = Seen(floors)
-    candidates, ignored = all_candidates(index, max_docs, seen, each, parts_at_least)
+    candidates, ignored = all_candidates(index, max_docs, seen, each, parts_times)
     if len(entries) < 2 or min(floors.values()) < 1:
         return Selection(candidates, ignored)
     kinds = {}
