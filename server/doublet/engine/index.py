@@ -118,6 +118,15 @@ class _Columns(NamedTuple):
     group_of: np.ndarray
     stamps: list[tuple]
 
+    def per_document(self) -> tuple:
+        """The fields with a value per document (``modes`` and ``group_list`` are tables
+        the others point into)."""
+        return tuple(value for name, value in self._asdict().items() if name not in _TABLES)
+
+
+#: The fields of _Columns that are not per document.
+_TABLES = frozenset({"modes", "group_list"})
+
 
 #: A slice of entries this long or shorter is made entry by entry, a longer one all at once.
 _MAKE_ONE_BY_ONE = 1024
@@ -1098,19 +1107,20 @@ class Index:
         group_names = [str(g) for g in columns["group_names"]]
         group_of = np.asarray(columns["groups"], dtype=np.int64)
         stamps = [stamp if type(stamp) is tuple else tuple(stamp) for stamp in columns["stamps"]]
-        if any(
-            len(column) != n
-            for column in (
-                mode_of,
-                units,
-                starts,
-                postings,
-                templates,
-                references,
-                group_of,
-                stamps,
-            )
-        ):
+        loaded = _Columns(
+            names,
+            modes,
+            mode_of,
+            units,
+            starts,
+            postings,
+            templates,
+            references,
+            [*group_names, None],
+            group_of,
+            stamps,
+        )
+        if any(len(column) != n for column in loaded.per_document()):
             raise ValueError("the documents' columns differ in length")
         if n and (
             mode_of.min() < 0
@@ -1125,21 +1135,7 @@ class Index:
         ends = starts + units + 1  # where the next document may start, at the earliest
         if n and (starts[0] < 0 or np.any(starts[1:] < ends[:-1]) or ends[-1] > cursor):
             raise ValueError("documents overlap or lie outside the position space")
-        index._entries = _LoadedEntries(
-            _Columns(
-                names,
-                modes,
-                mode_of,
-                units,
-                starts,
-                postings,
-                templates,
-                references,
-                [*group_names, None],
-                group_of,
-                stamps,
-            )
-        )
+        index._entries = _LoadedEntries(loaded)
         index._by_name = {name: doc_id for doc_id, name in enumerate(names)}
         if len(index._by_name) != n:
             raise ValueError("a document is named twice")
