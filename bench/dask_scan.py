@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.measure import git_commit, run_measured
+from bench.measure import git_commit, rounded_mb, run_measured
 from doublet.engine import candidate_shards
 from doublet.engine.candidates import all_candidates
 from doublet.workspace import Workspace
@@ -42,7 +42,11 @@ def scan(folder: Path, out: Path, *options: str) -> dict:
     if run.returncode != 0:
         raise RuntimeError(run.stderr[-2000:])
     out.write_text(run.stdout)
-    return {"seconds": round(run.seconds, 1), "peak_rss_mb": round(run.peak_rss_mb)}
+    return {
+        "seconds": round(run.seconds, 1),
+        "peak_rss_mb": round(run.peak_rss_mb),
+        "tree_peak_mb": rounded_mb(run.tree_peak_mb),  # the local cluster's workers too
+    }
 
 
 def nbytes(value: object) -> int:

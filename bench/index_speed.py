@@ -23,7 +23,7 @@ import tracemalloc
 from pathlib import Path
 
 from bench.datasets import novel_chunks
-from bench.measure import run_measured
+from bench.measure import rounded_mb, run_measured
 from doublet import index_store
 from doublet.workspace import Workspace
 
@@ -35,7 +35,11 @@ def doublet_index(folder: Path) -> dict:
     run = run_measured([sys.executable, "-m", "doublet", "index", str(folder), "--no-progress"])
     if run.returncode != 0:
         raise RuntimeError(run.stderr[-2000:])
-    return {"seconds": round(run.seconds, 2), "peak_rss_mb": round(run.peak_rss_mb)}
+    return {
+        "seconds": round(run.seconds, 2),
+        "peak_rss_mb": round(run.peak_rss_mb),
+        "tree_peak_mb": rounded_mb(run.tree_peak_mb),
+    }
 
 
 def index_memory(folder: Path) -> dict:

@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 
 from bench.datasets import CACHE_DIR, chunk_text, novel_files
-from bench.measure import git_commit, run_measured
+from bench.measure import git_commit, rounded_mb, run_measured
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,6 +84,7 @@ def build(folder: Path, out: Path) -> dict:
     return {
         "seconds": round(run.seconds, 2),
         "peak_rss_mb": round(run.peak_rss_mb),
+        "tree_peak_mb": rounded_mb(run.tree_peak_mb),
         "file_mb": round(out.stat().st_size / 1e6, 2),
         "texts_mb": round(text_bytes / 1e6, 2),
         "documents": len(data["documents"]),

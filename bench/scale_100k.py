@@ -51,8 +51,9 @@ bench/scale.py: the first scan (``doublet scan FOLDER --format json
 of the unchanged folder (index kept; the target is read on their median: the
 first of them follows the first scan's writing of the index), and one after a
 sentence is added to one document (the file is put back after it): wall time,
-the child's peak RSS, MB of text per second, peak RSS / text size, pairs
-listed; recall of the planted
+the child's peak RSS, MB of text per second, peak RSS / text size, and
+the same two for the peak summed PSS of the scan and its worker processes
+(sampled, bench/measure.py: what the machine needs), pairs listed; recall of the planted
 copies, paraphrases and Chinese reuse, each separately (found: the pair is
 listed with a passage overlapping the planted range; scale.py's ``recall``).
 Unless ``--no-lsp``: ``doublet index`` from nothing, then the language server
@@ -96,7 +97,7 @@ from pathlib import Path
 
 from bench import scale
 from bench.datasets import PAN13_ARCHIVE, data_dir, novel_files
-from bench.measure import git_commit
+from bench.measure import all_processes, git_commit, rounded_mb
 from bench.scale import (
     RESULTS,
     SCALE,
@@ -580,6 +581,8 @@ def scan_figures(doublet: str, folder: Path, truth: dict) -> dict:
             "text_mb_per_s": round(truth["megabytes"] / run.seconds, 2),
             "peak_rss_mb": round(run.peak_rss_mb),
             "peak_rss_per_text": round(run.peak_rss_mb * 2**20 / truth["bytes"], 2),
+            "tree_peak_mb": rounded_mb(run.tree_peak_mb),
+            "tree_peak_per_text": per_text(run.tree_peak_mb, truth["bytes"]),
             "documents": len(data["documents"]),
             "pairs_listed": len(data["pairs"]),
             "skipped": len(data.get("skipped", [])),
@@ -593,13 +596,19 @@ def scan_figures(doublet: str, folder: Path, truth: dict) -> dict:
         print(
             f"  {name.replace('_', ' ')}: {run.seconds:.1f} s "
             f"({figures['text_mb_per_s']} MB/s), {run.peak_rss_mb:,.0f} MB "
-            f"({figures['peak_rss_per_text']}x the text), {figures['pairs_listed']:,} pairs, "
+            f"({figures['peak_rss_per_text']}x the text){all_processes(figures)}, "
+            f"{figures['pairs_listed']:,} pairs, "
             f"{found}",
             flush=True,
         )
     again = sorted(out[name]["seconds"] for name in ("second_scan", "third_scan", "fourth_scan"))
     out["second_scan"]["median_of_three"] = again[1]  # the unchanged folder, three times
     return without_repeated_cases(out)
+
+
+def per_text(megabytes: float | None, text_bytes: int) -> float | None:
+    """A peak as a multiple of the folder's text (the issue's target is at most 5)."""
+    return None if megabytes is None else round(megabytes * 2**20 / text_bytes, 2)
 
 
 def without_repeated_cases(out: dict) -> dict:
@@ -621,8 +630,16 @@ def index_figures(doublet: str, folder: Path) -> dict:
     run = measured_run(argv, SCAN_TIMEOUT)
     if run.exit_code != 0:
         raise RuntimeError(f"{' '.join(argv)}: exit code {run.exit_code}: {run.stderr[-2000:]}")
-    print(f"  index: {run.seconds:.1f} s, {run.peak_rss_mb:,.0f} MB", flush=True)
-    return {"seconds": round(run.seconds, 2), "peak_rss_mb": round(run.peak_rss_mb)}
+    figures = {
+        "seconds": round(run.seconds, 2),
+        "peak_rss_mb": round(run.peak_rss_mb),
+        "tree_peak_mb": rounded_mb(run.tree_peak_mb),
+    }
+    print(
+        f"  index: {run.seconds:.1f} s, {run.peak_rss_mb:,.0f} MB{all_processes(figures)}",
+        flush=True,
+    )
+    return figures
 
 
 @contextlib.contextmanager
@@ -726,14 +743,31 @@ ROWS = (  # label, path in a run's figures, format
     ("scan after one document changed (a sentence added)", "one_changed.seconds", "{:.1f} s"),
     ("peak memory, first scan", "first_scan.peak_rss_mb", "{:,} MB"),
     ("peak memory / text, first scan", "first_scan.peak_rss_per_text", "{:.2f}×"),
+    ("peak memory, first scan, all processes (summed PSS)", "first_scan.tree_peak_mb", "{:,} MB"),
+    (
+        "peak memory / text, first scan, all processes (summed PSS)",
+        "first_scan.tree_peak_per_text",
+        "{:.2f}×",
+    ),
     ("peak memory, second scan", "second_scan.peak_rss_mb", "{:,} MB"),
     ("peak memory / text, second scan", "second_scan.peak_rss_per_text", "{:.2f}×"),
+    (
+        "peak memory, second scan, all processes (summed PSS)",
+        "second_scan.tree_peak_mb",
+        "{:,} MB",
+    ),
+    (
+        "peak memory / text, second scan, all processes (summed PSS)",
+        "second_scan.tree_peak_per_text",
+        "{:.2f}×",
+    ),
     ("recall, planted copies", "first_scan.copies", "recall"),
     ("recall, planted paraphrases", "first_scan.paraphrases", "recall"),
     ("recall, planted Chinese reuse", "first_scan.chinese", "recall"),
     ("pairs listed", "first_scan.pairs_listed", "{:,}"),
     ("`doublet index` from nothing", "index.seconds", "{:.1f} s"),
     ("peak memory, `doublet index`", "index.peak_rss_mb", "{:,} MB"),
+    ("peak memory, `doublet index`, all processes (summed PSS)", "index.tree_peak_mb", "{:,} MB"),
     (
         "LSP start → first diagnostics (saved index)",
         "serve.startup_to_first_diagnostics_s",
@@ -751,6 +785,9 @@ TARGETS = {  # the issue's targets: path -> (as text, met?)
     "second_scan.median_of_three": ("< 3 s", lambda v: v < 3),
     "first_scan.peak_rss_per_text": ("≤ 5×", lambda v: v <= 5),
     "second_scan.peak_rss_per_text": ("≤ 5×", lambda v: v <= 5),
+    # the same target on what the machine needs: the scan's workers counted too
+    "first_scan.tree_peak_per_text": ("≤ 5×", lambda v: v <= 5),
+    "second_scan.tree_peak_per_text": ("≤ 5×", lambda v: v <= 5),
     "serve.startup_to_first_diagnostics_s": ("< 1 s", lambda v: v < 1),
     "serve.latency_ms_p95": ("< 50 ms", lambda v: v < 50),
 }

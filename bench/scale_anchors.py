@@ -37,7 +37,7 @@ import numpy as np
 
 from bench import scale, scale_100k
 from bench.anchors import copydetect_all_pairs, dolos_all_pairs
-from bench.measure import git_commit
+from bench.measure import all_processes, git_commit, rounded_mb
 from bench.scan_quality import measured_run
 
 SIZES = (500, 1000, 2000, 4000)
@@ -63,7 +63,12 @@ def doublet_scan(doublet: str, folder: Path) -> dict:
     if run.exit_code != 0:
         raise RuntimeError(f"{' '.join(argv)}: exit code {run.exit_code}: {run.stderr[-2000:]}")
     pairs = len(json.loads(run.stdout)["pairs"])
-    return {"seconds": round(run.seconds, 2), "peak_rss_mb": round(run.peak_rss_mb), "pairs": pairs}
+    return {
+        "seconds": round(run.seconds, 2),
+        "peak_rss_mb": round(run.peak_rss_mb),
+        "tree_peak_mb": rounded_mb(run.tree_peak_mb),
+        "pairs": pairs,
+    }
 
 
 def fitted(runs: dict[int, dict], total: int) -> dict | None:
@@ -150,7 +155,7 @@ def render(results: dict) -> str:
         for name in ("doublet", "copydetect", "dolos"):
             run = row[name]
             done = run.get("finished", True)
-            cell = f"{run['seconds']:.1f} s, {run['peak_rss_mb']:,.0f} MB"
+            cell = f"{run['seconds']:.1f} s, {run['peak_rss_mb']:,.0f} MB{all_processes(run)}"
             cells.append(cell if done else f"not finished ({run.get('reason')})")
         lines.append("| " + " | ".join(cells) + " |")
     for name, fit in results["extrapolated"].items():

@@ -103,7 +103,7 @@ from bench.datasets import (
     ir_plag,
     pan13,
 )
-from bench.measure import git_commit
+from bench.measure import all_processes, git_commit, rounded_mb
 from bench.pan_measures import PanScores, evaluate_pair
 from bench.roc import roc_auc
 
@@ -302,12 +302,19 @@ def scan_command(doublet: str, folder: Path, options: Sequence[str]) -> list[str
 # resident set (``ru_maxrss``) starts from the high-water mark of the process
 # that spawned it (exec folds the old address space's peak in), so a scan
 # spawned from here after PAN's texts were loaded would report this process's
-# peak. The launcher's own peak (~10 MB) is below any scan's.
+# peak. The launcher's own peak (~10 MB) is below any scan's. It also samples
+# the memory of the scan's whole process tree (its workers too), importing the
+# sampler only once the child is started, so that the import's memory is not
+# folded into the child's peak.
 LAUNCHER = """
 import json, os, select, signal, subprocess, sys, time
-timeout, argv = float(sys.argv[1]), sys.argv[2:]
+repo, timeout, argv = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
 started = time.perf_counter()
 child = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
+sys.path.insert(0, repo)
+from bench.measure import TreeMemorySampler
+sampler = TreeMemorySampler(child.pid)
+sampler.start()
 fd = os.pidfd_open(child.pid)
 poller = select.poll()
 poller.register(fd, select.POLLIN)
@@ -315,10 +322,11 @@ timed_out = not poller.poll(timeout * 1000)
 if timed_out:
     os.kill(child.pid, signal.SIGKILL)
 _, status, usage = os.wait4(child.pid, 0)
+sampler.stop()
 child.returncode = code = os.waitstatus_to_exitcode(status)
 seconds = time.perf_counter() - started
 figures = {"seconds": seconds, "peak_rss_mb": usage.ru_maxrss / 1024, "exit_code": code,
-           "timed_out": timed_out}
+           "timed_out": timed_out, "tree_peak_mb": sampler.peak_mb}
 print(json.dumps(figures), file=sys.stderr)
 """
 
@@ -328,14 +336,17 @@ class MeasuredRun:
     stdout: str
     stderr: str
     seconds: float
-    peak_rss_mb: float
+    peak_rss_mb: float  # the child's own peak resident set (wait4)
     exit_code: int
     timed_out: bool
+    tree_peak_mb: float | None  # peak summed PSS of the child and its descendants (sampled)
 
 
 def measured_run(argv: list[str], timeout: float) -> MeasuredRun:
-    """Run ``argv`` through the launcher: its output, wall time and own peak memory."""
-    run = run_child([sys.executable, "-c", LAUNCHER, str(timeout), *argv], timeout + 60)
+    """Run ``argv`` through the launcher: its output, wall time, own peak memory and the
+    peak memory of its process tree."""
+    launcher = [sys.executable, "-c", LAUNCHER, str(REPO), str(timeout), *argv]
+    run = run_child(launcher, timeout + 60)
     *errors, last = run.stderr.rstrip("\n").split("\n")
     if run.exit_code != 0:
         raise RuntimeError(f"launcher failed ({run.exit_code}): {run.stderr[-2000:]}")
@@ -359,13 +370,14 @@ def run_scan(doublet: str, folder: Path, options: Sequence[str]) -> tuple[Listin
         "command": " ".join(argv),
         "seconds": round(run.seconds, 2),
         "peak_rss_mb": round(run.peak_rss_mb, 1),
+        "tree_peak_mb": rounded_mb(run.tree_peak_mb, 1),
         "documents": len(data["documents"]),
         "pairs_listed": len(data["pairs"]),
         "skipped": data.get("skipped", []),
     }
     print(
         f"  scan: {figures['documents']:,} documents, {figures['pairs_listed']:,} pairs listed"
-        f" in {run.seconds:.1f} s, {run.peak_rss_mb:.0f} MB",
+        f" in {run.seconds:.1f} s, {run.peak_rss_mb:.0f} MB{all_processes(figures)}",
         flush=True,
     )
     return listing, figures
@@ -886,7 +898,8 @@ def render_pan(r: dict) -> str:
         f" | {so['plagdet'] - co['plagdet']:+.3f} | |"
     )
     lines.append(
-        f"| time | {run['seconds']:.1f} s, {run['peak_rss_mb']:,.0f} MB peak (first scan)"
+        f"| time | {run['seconds']:.1f} s, {run['peak_rss_mb']:,.0f} MB peak"
+        f"{all_processes(run)} (first scan)"
         f" | {comp['seconds']:.0f} s (in process) | | |"
     )
     kinds = r["listing"]["kinds"]
@@ -932,7 +945,8 @@ def render_clough(r: dict) -> str:
         f" of {r['plagiarised']}"
         + (f" ({', '.join(missing)})" if missing else "")
         + f"; non-plagiarised answers with none: {len(r['not_listed']['non'])}."
-        f" Scan: {r['scan_run']['seconds']:.1f} s, {r['scan_run']['peak_rss_mb']:.0f} MB;"
+        f" Scan: {r['scan_run']['seconds']:.1f} s, {r['scan_run']['peak_rss_mb']:.0f} MB"
+        f"{all_processes(r['scan_run'])};"
         f" compare: {r['compare_seconds']:.1f} s.",
     ]
     return "\n".join(lines)
@@ -947,7 +961,7 @@ def render_irplag(r: dict) -> str:
         f"IR-Plag (Java) through `scan` of one folder ({r['files']} files,"
         f" {r['all_pairs']:,} pairs,"
         f" {r['scan_run']['pairs_listed']:,} listed by scan in {r['scan_run']['seconds']:.1f} s,"
-        f" {r['scan_run']['peak_rss_mb']:.0f} MB)",
+        f" {r['scan_run']['peak_rss_mb']:.0f} MB{all_processes(r['scan_run'])})",
         "",
         "**AUC of each level's copies against the independent solutions, pooled over cases**"
         " (each submission scored by its pair with the original; 0 if not listed)",

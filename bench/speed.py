@@ -20,7 +20,7 @@ from pathlib import Path
 
 from bench.anchors import copydetect_all_pairs, dolos_all_pairs
 from bench.datasets import novel_chunks, novel_files
-from bench.measure import run_measured
+from bench.measure import all_processes, rounded_mb, run_measured
 from doublet.engine.document import Document
 from doublet.engine.fingerprints import fingerprint
 from doublet.engine.modes import MODES
@@ -68,6 +68,7 @@ def doublet_scan(folder: Path) -> dict:
     return {
         "seconds": round(run.seconds, 2),
         "peak_rss_mb": round(run.peak_rss_mb),
+        "tree_peak_mb": rounded_mb(run.tree_peak_mb),
         "pairs": len(data["pairs"]),
         "finished": True,
         "second_scan_seconds": round(again.seconds, 2),
@@ -121,7 +122,7 @@ def _cell(result: dict | None) -> str:
         return "—"
     if not result.get("finished"):
         return f"unfinished ({result.get('reason')})"
-    return f"{result['seconds']:.1f} s, {result['peak_rss_mb']:,} MB"
+    return f"{result['seconds']:.1f} s, {result['peak_rss_mb']:,} MB{all_processes(result)}"
 
 
 def render(results: dict) -> str:
