@@ -7,6 +7,7 @@ import string
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,7 +16,7 @@ from doublet.engine.chars import fold_text
 from doublet.engine.comparison import PairResult, compare
 from doublet.engine.document import Document
 from doublet.engine.modes import MODES
-from doublet.engine.passages import Passage, union_length
+from doublet.engine.passages import Passage, _exact_runs, union_length
 
 PROSE = MODES["prose"]
 SEEDS = Path(__file__).resolve().parents[1] / "data" / "seeds"
@@ -298,3 +299,55 @@ def test_the_winnowing_seed_sentences_lie_inside_passages_on_both_sides(
     result = winnowing_seed_pair
     assert any(phrase in a_text(result, p) for p in result.passages)
     assert any(phrase in b_text(result, p) for p in result.passages)
+
+
+def _exact_runs_one_segment_at_a_time(ua, ub, seeds_a, seeds_b, chains, k, reach):
+    """The plain reading of ``_exact_runs``: each chain, each diagonal, one segment."""
+    found = []
+    for chain in chains:
+        runs = []
+        by_diagonal: dict[int, list[int]] = {}
+        for i in chain:
+            by_diagonal.setdefault(int(seeds_b[i]) - int(seeds_a[i]), []).append(int(seeds_a[i]))
+        for d in sorted(by_diagonal):
+            at = sorted(by_diagonal[d])
+            lo = max(at[0] - reach, 0, -d)
+            hi = min(at[-1] + k + reach, len(ua), len(ub) - d)
+            start = None
+            for x in range(lo, hi + 1):
+                if x < hi and ua[x] == ub[x + d]:
+                    start = x if start is None else start
+                    continue
+                if start is not None and x - start >= k and any(start <= s < x for s in at):
+                    runs.append((start, x, d))
+                start = None
+        found.append(runs)
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    a=st.lists(st.integers(0, 1), min_size=1, max_size=60),
+    b=st.lists(st.integers(0, 1), min_size=1, max_size=60),
+    seeds=st.lists(st.tuples(st.integers(0, 59), st.integers(0, 59)), max_size=12),
+    cuts=st.lists(st.booleans(), min_size=12, max_size=12),
+    k=st.integers(1, 4),
+    reach=st.integers(0, 8),
+)
+def test_exact_runs_of_all_chains_at_once_equal_one_segment_at_a_time(
+    a: list[int], b: list[int], seeds: list[tuple[int, int]], cuts: list[bool], k: int, reach: int
+) -> None:
+    """All chains' segments are compared laid end to end: no run may cross from one
+    segment into the next, and each chain gets its own runs, in the same order."""
+    seeds = sorted({(x, y) for x, y in seeds if x + k <= len(a) and y + k <= len(b)})
+    seeds_a = np.array([x for x, _ in seeds], dtype=np.int64)
+    seeds_b = np.array([y for _, y in seeds], dtype=np.int64)
+    chains: list[list[int]] = []
+    for i in range(len(seeds)):
+        if not chains or cuts[i]:
+            chains.append([])
+        chains[-1].append(i)
+    ua, ub = np.array(a, dtype=np.uint32), np.array(b, dtype=np.uint32)
+    assert _exact_runs(ua, ub, seeds_a, seeds_b, chains, k, reach) == (
+        _exact_runs_one_segment_at_a_time(ua, ub, seeds_a, seeds_b, chains, k, reach)
+    )

@@ -125,7 +125,8 @@ def shared_seeds(fa: Fingerprints, fb: Fingerprints) -> tuple[np.ndarray, np.nda
     if not count.any():
         return empty, empty, np.zeros(0, dtype=np.uint64)
     # occurrences of the same hash in A: sorted_a is grouped, so count runs
-    run_start = np.r_[True, sorted_a[1:] != sorted_a[:-1]]
+    run_start = np.ones(sorted_a.shape[0], dtype=bool)
+    np.not_equal(sorted_a[1:], sorted_a[:-1], out=run_start[1:])
     run_id = np.cumsum(run_start) - 1
     repeats_a = np.bincount(run_id)[run_id]
     count[repeats_a * count > MAX_SEED_PRODUCT] = 0
@@ -145,9 +146,12 @@ def _clustered(positions: np.ndarray, reach: int, min_seeds: int) -> np.ndarray:
     """Mask of positions that have ``min_seeds`` distinct positions within ``reach`` steps."""
     order = np.argsort(positions, kind="stable")
     sorted_at = positions[order]
-    step = np.diff(sorted_at)
-    cluster = np.cumsum(np.r_[True, step > reach]) - 1
-    distinct = np.bincount(cluster, weights=np.r_[True, step != 0])
+    step = sorted_at[1:] - sorted_at[:-1]
+    starts = np.ones(positions.shape[0], dtype=bool)  # a new cluster; then: a new position
+    np.greater(step, reach, out=starts[1:])
+    cluster = np.cumsum(starts) - 1
+    np.not_equal(step, 0, out=starts[1:])
+    distinct = np.bincount(cluster, weights=starts)
     mask = np.empty(positions.shape[0], dtype=bool)
     mask[order] = distinct[cluster] >= min_seeds
     return mask
@@ -242,37 +246,72 @@ def chain_seeds(seeds_a: np.ndarray, seeds_b: np.ndarray, k: int, gap: int) -> l
 
 
 def _exact_runs(
-    ua: np.ndarray, ub: np.ndarray, seeds_a: np.ndarray, seeds_b: np.ndarray, k: int, reach: int
-) -> list[tuple[int, int, int]]:
-    """Maximal runs ``(a_start, a_stop, diagonal)`` where A equals B, around the seeds.
+    ua: np.ndarray,
+    ub: np.ndarray,
+    seeds_a: np.ndarray,
+    seeds_b: np.ndarray,
+    chains: list[list[int]],
+    k: int,
+    reach: int,
+) -> list[list[tuple[int, int, int]]]:
+    """Each chain's maximal runs ``(a_start, a_stop, diagonal)`` where A equals B, around
+    its seeds, in order of diagonal, then of position.
 
-    Along one diagonal the segment from ``reach`` units before the first seed to
-    ``reach`` after the last is compared at once; runs that contain a seed are kept.
+    Along each diagonal of a chain, the segment from ``reach`` units before its first
+    seed to ``reach`` after its last is compared; runs that hold a seed are kept. All
+    segments of all chains are laid end to end and compared in one pass: a pair has
+    hundreds of them, and a numpy call per segment cost more than the comparing.
     """
-    runs: list[tuple[int, int, int]] = []
-    diagonals = seeds_b - seeds_a
-    order = np.lexsort((seeds_a, diagonals))
-    d_sorted = diagonals[order]
-    a_sorted = seeds_a[order]
-    cuts = np.flatnonzero(np.diff(d_sorted)) + 1
-    for group_a, d in zip(np.split(a_sorted, cuts), d_sorted[np.r_[0, cuts]].tolist(), strict=True):
-        lo = max(int(group_a[0]) - reach, 0, -d)
-        hi = min(int(group_a[-1]) + k + reach, ua.shape[0], ub.shape[0] - d)
-        if hi <= lo:
-            continue
-        equal = ua[lo:hi] == ub[lo + d : hi + d]
-        edges = np.diff(np.concatenate(([0], equal.view(np.int8), [0])))
-        starts = np.flatnonzero(edges == 1)
-        stops = np.flatnonzero(edges == -1)
-        # keep the runs that hold a seed: run containing seed position s has start <= s-lo
-        seed_at = group_a - lo
-        holder = np.searchsorted(starts, seed_at, side="right") - 1
-        inside = holder >= 0
-        inside[inside] = seed_at[inside] < stops[holder[inside]]
-        for r in np.unique(holder[inside]).tolist():
-            if stops[r] - starts[r] >= k:
-                runs.append((lo + int(starts[r]), lo + int(stops[r]), d))
-    return runs
+    found: list[list[tuple[int, int, int]]] = [[] for _ in chains]
+    if not chains:
+        return found
+    members = np.concatenate([np.asarray(c, dtype=np.int64) for c in chains])
+    chain_of = np.repeat(np.arange(len(chains)), [len(c) for c in chains])
+    at_a = seeds_a[members].astype(np.int64)
+    diagonal = seeds_b[members].astype(np.int64) - at_a
+    order = np.lexsort((at_a, diagonal, chain_of))
+    at_a, diagonal, chain_of = at_a[order], diagonal[order], chain_of[order]
+    # one segment per (chain, diagonal): its seeds are consecutive, by position in A
+    new_group = np.ones(at_a.shape[0], dtype=bool)
+    new_group[1:] = (diagonal[1:] != diagonal[:-1]) | (chain_of[1:] != chain_of[:-1])
+    first = new_group.nonzero()[0]
+    last = np.append(first[1:], at_a.shape[0]) - 1
+    d = diagonal[first]
+    lo = np.maximum(np.maximum(at_a[first] - reach, 0), -d)
+    hi = np.minimum(np.minimum(at_a[last] + k + reach, ua.shape[0]), ub.shape[0] - d)
+    length = np.maximum(hi - lo, 0)
+    total = int(length.sum())
+    if total == 0:
+        return found
+    offset = np.cumsum(length) - length
+    group_of = np.repeat(np.arange(first.shape[0]), length)
+    pos_a = np.arange(total) - offset[group_of] + lo[group_of]
+    equal = ua[pos_a] == ub[pos_a + d[group_of]]
+    # runs of equal units, never across the end of a segment
+    follows = np.zeros(total, dtype=bool)  # a unit that continues the run before it
+    follows[1:] = equal[:-1] & equal[1:] & (group_of[1:] == group_of[:-1])
+    opens = equal & ~follows
+    starts = opens.nonzero()[0]
+    stops = (equal & ~np.append(follows[1:], False)).nonzero()[0] + 1
+    run_of = np.cumsum(opens) - 1
+    # the runs that hold a seed
+    seed_group = np.cumsum(new_group) - 1
+    inside = at_a - lo[seed_group]
+    inside_ok = (inside >= 0) & (inside < length[seed_group])
+    at = offset[seed_group[inside_ok]] + inside[inside_ok]
+    held = np.unique(run_of[at[equal[at]]])
+    held = held[stops[held] - starts[held] >= k]
+    run_group = group_of[starts[held]]
+    rows = zip(
+        chain_of[first[run_group]].tolist(),
+        pos_a[starts[held]].tolist(),
+        (pos_a[stops[held] - 1] + 1).tolist(),
+        d[run_group].tolist(),
+        strict=True,
+    )
+    for chain, start, stop, diag in rows:
+        found[chain].append((start, stop, diag))
+    return found
 
 
 def union_length(intervals: list[tuple[int, int]]) -> int:
@@ -369,10 +408,8 @@ def align_seeds(seeds: Seeds, ua: Units, ub: Units, options: AlignOptions) -> li
     seeds_a, seeds_b, seed_hashes = seeds.a, seeds.b, seeds.hashes
     k = options.k
     reach = 2 * options.gap + k
-    groups = []
-    for members in chain_seeds(seeds_a, seeds_b, k, options.gap):
-        index = np.asarray(members)
-        groups.append(_exact_runs(ua.symbols, ub.symbols, seeds_a[index], seeds_b[index], k, reach))
+    chains = chain_seeds(seeds_a, seeds_b, k, options.gap)
+    groups = _exact_runs(ua.symbols, ub.symbols, seeds_a, seeds_b, chains, k, reach)
     passages = []
     for a0, a1, b0, b1, runs in _merge_close(groups, options.gap, k):
         if min(a1 - a0, b1 - b0) < options.min_length:
