@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from doublet.engine.candidates import Candidate, all_candidates
-from doublet.engine.document import Document, split_together
+from doublet.engine.document import Document, prepare_together
 from doublet.engine.index import Index
 from doublet.engine.matching import Progress, Settings, align_each
 from doublet.engine.modes import Mode
@@ -306,7 +306,7 @@ class _ChunkDocuments:
                 batch.append(self._read(self.order[self.first_unread]))
                 chars += len(batch[-1].text)
                 self.first_unread += 1
-        split_together(batch)
+        prepare_together(batch)
         for document in batch:
             self.cache[document.name] = document
             self.chars += len(document.text)

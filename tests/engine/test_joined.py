@@ -9,11 +9,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from doublet.engine.document import Document, keys_of
+from doublet.engine.comparison import compare
+from doublet.engine.document import Document, keys_of, prepare_together
 from doublet.engine.joined import Joined
 from doublet.engine.modes import MODES
 from doublet.engine.quotes import quoted_mask
-from doublet.engine.sentences import split, split_each
+from doublet.engine.sentences import Sentences, give_cells_together, split, split_each
 
 CLOUGH = Path(__file__).parent.parent / "data" / "clough-stevenson"
 
@@ -138,3 +139,88 @@ def test_a_batch_of_real_answers_keys_as_one_by_one() -> None:
         assert same(keys.fingerprints.hashes, alone.fingerprints.hashes)
         assert same(keys.sentence_keys.hashes, alone.sentence_keys.hashes)
         assert same(keys.sentence_keys.positions, alone.sentence_keys.positions)
+
+
+def _prepared_as_alone(together: Document, alone: Document) -> None:
+    """What ``prepare_together`` gave ``together`` is what ``alone`` makes for itself."""
+    assert together.unit_count == alone.unit_count
+    assert same(together.fingerprints.hashes, alone.fingerprints.hashes)
+    assert same(together.fingerprints.positions, alone.fingerprints.positions)
+    assert same(together.fingerprint_offsets, alone.fingerprint_offsets)
+    mine, theirs = together.sentences, alone.sentences
+    assert same(mine.starts, theirs.starts) and same(mine.ends, theirs.ends)
+    assert same(mine.term_ids, theirs.term_ids) and same(mine.owners, theirs.owners)
+    for field in ("vocabulary", "rows", "terms", "counts", "frequency"):
+        made, own = getattr(mine.cells, field), getattr(theirs.cells, field)
+        assert made.dtype == own.dtype and same(made, own), field
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    documents=st.lists(
+        st.tuples(TEXTS, st.sampled_from(range(len(MODES_CUT_TOGETHER)))), min_size=1, max_size=6
+    )
+)
+def test_documents_prepared_together_for_aligning_are_each_as_alone(
+    documents: list[tuple[str, int]],
+) -> None:
+    def made() -> list[Document]:
+        return [
+            Document(f"d{i}.txt", text, MODES_CUT_TOGETHER[m])
+            for i, (text, m) in enumerate(documents)
+        ]
+
+    together = made()
+    prepare_together(together)
+    for prepared, alone in zip(together, made(), strict=True):
+        if prepared.mode.paraphrase:
+            assert prepared._sentences is not None  # made here, not when asked for
+            _prepared_as_alone(prepared, alone)
+
+
+def test_real_answers_prepared_together_align_as_one_by_one() -> None:
+    files = sorted(CLOUGH.glob("*.txt"))
+    texts = [f.read_text(encoding="utf-8", errors="replace") for f in files]
+    mode = MODES["prose"]
+    together = [Document(f.name, t, mode) for f, t in zip(files, texts, strict=True)]
+    prepare_together(together)
+    assert all(d._fingerprints is not None and "cells" in vars(d._sentences) for d in together)
+    for prepared, text in zip(together, texts, strict=True):
+        _prepared_as_alone(prepared, Document(prepared.name, text, mode))
+    by_name = {d.name: d for d in together}
+    original = by_name["orig_taska.txt"]
+    for name in ("g0pC_taska.txt", "g0pD_taska.txt", "g0pE_taska.txt"):  # heavy, cut, light
+        made = compare(original, by_name[name])
+        own = compare(
+            Document(original.name, original.text, mode), Document(name, by_name[name].text, mode)
+        )
+        assert made.passages == own.passages and made.passages
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    documents=st.lists(
+        st.lists(st.tuples(st.integers(0, 4), st.integers(-3, 3)), max_size=25), max_size=5
+    )
+)
+def test_cells_made_together_are_each_documents_own(
+    documents: list[list[tuple[int, int]]],
+) -> None:
+    """Few sentences and terms, so that one sentence's last term is often the next
+    one's first, and documents share terms."""
+
+    def made() -> list[Sentences]:
+        each = []
+        for words in documents:
+            owners = np.array(sorted(o for o, _ in words), dtype=np.int64)
+            term_ids = np.array([t * 7_919 for _, t in words], dtype=np.int64)
+            bounds = np.arange(5, dtype=np.int64)
+            each.append(Sentences(bounds, bounds + 1, term_ids, owners))
+        return each
+
+    together = made()
+    give_cells_together(together)
+    for mine, theirs in zip(together, made(), strict=True):
+        for field in ("vocabulary", "rows", "terms", "counts", "frequency"):
+            got, own = getattr(mine.cells, field), getattr(theirs.cells, field)
+            assert got.dtype == own.dtype and same(got, own), field

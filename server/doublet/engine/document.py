@@ -21,7 +21,7 @@ from doublet.engine.lexicon_keys import LexiconKeys, lexicon_keys
 from doublet.engine.modes import Mode
 from doublet.engine.quotes import quoted_mask
 from doublet.engine.sentence_keys import SentenceKeys, sentence_keys
-from doublet.engine.sentences import Sentences, split_each
+from doublet.engine.sentences import Sentences, give_cells_together, split_each, split_joined
 from doublet.engine.sentences import split as split_sentences
 from doublet.engine.units import Units
 
@@ -194,23 +194,55 @@ def keys_of(documents: Sequence[Document]) -> list[DocumentKeys]:
     return [document.keys for document in documents]
 
 
-def split_together(documents: Sequence[Document]) -> None:
-    """Cut many documents into sentences at once, for the paraphrase stage that aligning
-    them runs (a scan aligns thousands of short documents; engine/joined)."""
+def prepare_together(documents: Sequence[Document]) -> None:
+    """Make at once, for many documents, what aligning them asks of each: sentences (for
+    the paraphrase stage) and, where the mode cuts characters, fingerprints with their
+    text offsets; and the sentences' term counts. A scan aligns thousands of short
+    documents, and one at a time these cost more in numpy calls than in work
+    (engine/joined). Units are not kept: they are the largest part, and only documents
+    with a passage need them."""
     wanting = [d for d in documents if d.mode.paraphrase and d._sentences is None]
-    for document, sentences in zip(wanting, split_each([d.matched for d in wanting]), strict=True):
+    together: dict[Mode, list[Document]] = {}
+    alone = []
+    for document in wanting:
+        if document.mode.units_from_chars and document._fingerprints is None:
+            together.setdefault(document.mode, []).append(document)
+        else:
+            alone.append(document)
+    for mode, group in together.items():
+        joined, chars, units, unit_cuts, prints = _fingerprints_together(mode, group)
+        sentences = split_joined(joined, chars)
+        for i, document in enumerate(group):
+            first = int(unit_cuts[i])
+            document._unit_count = int(unit_cuts[i + 1]) - first
+            document._fingerprints = prints[i]
+            document._fingerprint_offsets = (
+                units.starts[prints[i].positions + first] - joined.starts[i]
+            )
+            document._sentences = sentences[i]
+    for document, sentences in zip(alone, split_each([d.matched for d in alone]), strict=True):
         document._sentences = sentences
+    give_cells_together([d._sentences for d in wanting])
 
 
-def _cut_together(mode: Mode, documents: list[Document]) -> None:
-    """Give each document its units, fingerprints and sentence keys, computed for all
-    at once."""
+def _fingerprints_together(
+    mode: Mode, documents: list[Document]
+) -> tuple[Joined, Units, Units, np.ndarray, list[Fingerprints]]:
+    """The documents joined, their characters and units, where each one's units start
+    (and the end), and each one's fingerprints."""
     joined = Joined.of([d.matched for d in documents])
     chars = char_units(joined.text)
     units = mode.units(joined.text, None, chars)
     unit_cuts = joined.cuts(units.starts)
     skip = quoted_mask(joined.text, units.starts, joined.pieces) if mode.skip_quotations else None
     prints = fingerprint_each(units, unit_cuts, mode.k, mode.window, mode.salt, skip)
+    return joined, chars, units, unit_cuts, prints
+
+
+def _cut_together(mode: Mode, documents: list[Document]) -> None:
+    """Give each document its units, fingerprints and sentence keys, computed for all
+    at once."""
+    joined, chars, units, unit_cuts, prints = _fingerprints_together(mode, documents)
     sentences = split_sentences(joined.text, chars, joined.pieces)
     keys = sentence_keys(sentences, units.starts, mode.salt)
     key_cuts = np.searchsorted(keys.positions, unit_cuts)
