@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from doublet import index_store, parallel
+from doublet import heap, index_store, parallel
 from doublet.config import Config
 from doublet.config import load as load_config
 from doublet.discovery import Discovery
@@ -668,6 +668,7 @@ class Workspace:
         kept = store.outcomes  # as read: a kept outcome is written back as it was read
         aligner = align_here
         if parallel:
+            heap.give_back()  # what selecting freed: else the workers forked now share it
             known = {e.name: (e.mode, e.units) for e in self.index.entries()}
             aligner = parallel_aligner(self.root, known)
         aligned = aligner([candidates[i] for i in todo], self.document, ignored, settings, progress)
@@ -695,6 +696,7 @@ class Workspace:
             )
         if parallel:  # the workers read and cut up what they align: nothing to keep here
             self._forget_all()
+            heap.give_back()  # what keying freed, before the selection's peak
         if found is None and keep and not on_cluster():
             with threaded_parts(parallel) as (each, times):  # a big scan: every core
                 found = select_all(self.index, max_docs, _Stamp.digest_of, each, times)
