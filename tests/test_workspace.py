@@ -1205,6 +1205,19 @@ def test_a_loaded_index_holds_its_postings_as_aligned_views_of_the_file(
                 assert array.flags.aligned and np.array_equal(array, data[kind][part])
 
 
+def test_the_warnings_estimate_waits_while_an_editors_question_is_under_way(root: Path) -> None:
+    workspace = Workspace.open(root)
+    workspace.refresh()
+    found: list[list[str]] = []
+    with workspace.questions.asked():
+        estimate = threading.Thread(target=lambda: found.append(workspace.warnings()))
+        estimate.start()
+        estimate.join(0.2)
+        assert estimate.is_alive() and not found  # it waits for the answer to go first
+    estimate.join(10)
+    assert found == [[]]
+
+
 def test_no_saved_index_is_no_warning(root: Path, caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="doublet.workspace"):
         _, changes = refreshed(root)

@@ -569,7 +569,7 @@ class Workspace:
         with self.lock:  # a copy to estimate on: an editor's edits need not wait for it
             limit = boilerplate_limit(len(self.index), self.config.boilerplate)
             index = self.index.snapshot()
-        shares = boilerplate_shares(index, limit)
+        shares = boilerplate_shares(index, limit, between=self.questions.let_through)
         found = []
         for name, share in sorted(shares.items()):
             if share <= DROWNED_SHARE:

@@ -196,6 +196,10 @@ def test_the_boilerplate_share_is_that_of_fingerprints_in_more_than_max_docs_doc
         if counted:
             expected[name] = len(common) / len(counted)
     assert boilerplate_shares(index, max_docs, sample) == pytest.approx(expected)
+    calls = []  # a language server's editor is let through between steps: same estimate
+    between = lambda: calls.append(1)  # noqa: E731
+    assert boilerplate_shares(index, max_docs, sample, between) == pytest.approx(expected)
+    assert calls or not documents
 
 
 def test_the_keys_of_a_template_are_ignored_and_it_is_never_a_candidate() -> None:

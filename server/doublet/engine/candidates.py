@@ -145,25 +145,43 @@ DROWNED_SHARE = 0.5
 SHARE_SAMPLE = 200_000
 
 
-def boilerplate_shares(index: Index, max_docs: int, sample: int = SHARE_SAMPLE) -> dict[str, float]:
+def boilerplate_shares(
+    index: Index,
+    max_docs: int,
+    sample: int = SHARE_SAMPLE,
+    between: Callable[[], None] = lambda: None,
+) -> dict[str, float]:
     """The share of each mode's fingerprints whose key is boilerplate (in more than
     ``max_docs`` documents), estimated on the fingerprints of a sample of the keys when
-    there are more than ``sample`` of them."""
+    there are more than ``sample`` of them.
+
+    ``between`` is called between steps of a few milliseconds: a language server
+    estimates this beside an editor's edits, and lets them go first.
+    """
     entries = index.live_entries()
-    total = sum(e.postings[FINGERPRINTS] for e in entries)
+    between()
+    total = 0
+    modes: dict[str, int] = {}
+    mode_of = np.zeros(index.id_count(), np.int64)
+    for lo in range(0, len(entries), _ENTRIES_SLICE):
+        for e in entries[lo : lo + _ENTRIES_SLICE]:
+            total += e.postings[FINGERPRINTS]
+            mode_of[e.id] = modes.setdefault(e.mode.name, len(modes))
+        between()
     if not total:
         return {}
-    names = sorted({e.mode.name for e in entries})
-    mode_of = np.zeros(index.id_count(), np.int64)
-    for e in entries:
-        mode_of[e.id] = names.index(e.mode.name)
-    keys, docs, _ = index.live_postings(FINGERPRINTS, one_in=max(1, total // sample))
+    one_in = max(1, total // sample)
+    keys, docs, _ = index.live_postings(FINGERPRINTS, one_in=one_in, between=between)
     postings = _Postings.of(keys, docs, np.zeros(keys.shape[0], np.uint32))
     common = np.repeat(postings.documents > max_docs, postings.counts)
     mode = mode_of[postings.docs]
-    held = np.bincount(mode, minlength=len(names))
-    drowned = np.bincount(mode[common], minlength=len(names))
-    return {name: drowned[i] / held[i] for i, name in enumerate(names) if held[i]}
+    held = np.bincount(mode, minlength=len(modes))
+    drowned = np.bincount(mode[common], minlength=len(modes))
+    return {name: drowned[i] / held[i] for name, i in sorted(modes.items()) if held[i]}
+
+
+#: Entries looked at between two calls of ``between`` (boilerplate_shares): a few ms.
+_ENTRIES_SLICE = 8192
 
 
 def pairing_limit(documents: int, max_docs: int) -> int:

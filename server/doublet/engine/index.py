@@ -991,19 +991,24 @@ class Index:
         return self._live(*self._tables[kind].lookup(wanted))
 
     def live_postings(
-        self, kind: str, one_in: int = 1
+        self, kind: str, one_in: int = 1, between: Callable[[], None] = lambda: None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """All live postings of a kind as (key, doc id, position), sorted by key, id, position.
 
         With ``one_in`` above 1, only those of keys divisible by it: keys are hashes,
-        so that is a fair sample of the keys, for a cheap estimate.
+        so that is a fair sample of the keys, for a cheap estimate. ``between`` is
+        called between slices of the work (see ``candidates.boilerplate_shares``).
         """
         table = self._tables[kind]
         table.merge()
         keys, at = table.base.keys, table.base.positions
         if one_in > 1:
-            sampled = keys % one_in == 0
-            keys, at = keys[sampled], at[sampled]
+            sampled = []
+            for lo in range(0, keys.shape[0], _SLICE):
+                sampled.append(np.flatnonzero(keys[lo : lo + _SLICE] % one_in == 0) + lo)
+                between()
+            chosen = np.concatenate(sampled) if sampled else np.zeros(0, np.int64)
+            keys, at = keys[chosen], at[chosen]
         starts, alive = self._id_arrays()
         # ids as int32 and positions as uint32 (a document's units fit), and the 64-bit
         # work a slice at a time: 15 million postings took 300 MB more at once
@@ -1016,6 +1021,7 @@ class Index:
             parts[0].append(keys[lo : lo + _SLICE][live])
             parts[1].append(doc.astype(np.int32))
             parts[2].append((where[live] - starts[doc]).astype(np.uint32))
+            between()
         return tuple(np.concatenate(part) for part in parts)
 
     # --- saving and loading ---------------------------------------------------------
