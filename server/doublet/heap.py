@@ -12,7 +12,6 @@ aligning; given back before the workers start, 1.4 GB.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import sys
 
 

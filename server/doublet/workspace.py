@@ -565,7 +565,10 @@ class Workspace:
 
     def warnings(self) -> list[str]:
         """What would make the answers mislead as configured: a mode whose fingerprints
-        are mostly boilerplate finds little, and says nothing of it (engine/candidates)."""
+        are mostly boilerplate finds little, and says nothing of it (engine/candidates).
+
+        Never to be asked holding the lock: the estimate lets an editor's questions go
+        first, and one waiting for the lock would wait for it (half a second a step)."""
         with self.lock:  # a copy to estimate on: an editor's edits need not wait for it
             limit = boilerplate_limit(len(self.index), self.config.boilerplate)
             index = self.index.snapshot()

@@ -6,12 +6,14 @@ import random
 import string
 import textwrap
 from pathlib import Path
+from unittest.mock import patch
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from doublet.engine import passages
 from doublet.engine.chars import fold_text
 from doublet.engine.comparison import PairResult, compare
 from doublet.engine.document import Document
@@ -333,9 +335,16 @@ def _exact_runs_one_segment_at_a_time(ua, ub, seeds_a, seeds_b, chains, k, reach
     cuts=st.lists(st.booleans(), min_size=12, max_size=12),
     k=st.integers(1, 4),
     reach=st.integers(0, 8),
+    slice_units=st.integers(1, 30),
 )
 def test_exact_runs_of_all_chains_at_once_equal_one_segment_at_a_time(
-    a: list[int], b: list[int], seeds: list[tuple[int, int]], cuts: list[bool], k: int, reach: int
+    a: list[int],
+    b: list[int],
+    seeds: list[tuple[int, int]],
+    cuts: list[bool],
+    k: int,
+    reach: int,
+    slice_units: int,
 ) -> None:
     """All chains' segments are compared laid end to end: no run may cross from one
     segment into the next, and each chain gets its own runs, in the same order."""
@@ -348,6 +357,8 @@ def test_exact_runs_of_all_chains_at_once_equal_one_segment_at_a_time(
             chains.append([])
         chains[-1].append(i)
     ua, ub = np.array(a, dtype=np.uint32), np.array(b, dtype=np.uint32)
-    assert _exact_runs(ua, ub, seeds_a, seeds_b, chains, k, reach) == (
-        _exact_runs_one_segment_at_a_time(ua, ub, seeds_a, seeds_b, chains, k, reach)
-    )
+    expected = _exact_runs_one_segment_at_a_time(ua, ub, seeds_a, seeds_b, chains, k, reach)
+    assert _exact_runs(ua, ub, seeds_a, seeds_b, chains, k, reach) == expected
+    # compared a few units at a time, and longer segments alone (as long documents are)
+    with patch.object(passages, "_RUNS_UNITS", slice_units):
+        assert _exact_runs(ua, ub, seeds_a, seeds_b, chains, k, reach) == expected

@@ -19,6 +19,7 @@ text offsets of both sides.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -245,6 +246,11 @@ def chain_seeds(seeds_a: np.ndarray, seeds_b: np.ndarray, k: int, gap: int) -> l
     return chains
 
 
+#: Units of A and B compared in one pass of :func:`_exact_runs`: the pass holds about
+#: 50 bytes per unit, so two long documents of one text are compared in slices.
+_RUNS_UNITS = 1 << 20
+
+
 def _exact_runs(
     ua: np.ndarray,
     ub: np.ndarray,
@@ -258,9 +264,10 @@ def _exact_runs(
     its seeds, in order of diagonal, then of position.
 
     Along each diagonal of a chain, the segment from ``reach`` units before its first
-    seed to ``reach`` after its last is compared; runs that hold a seed are kept. All
-    segments of all chains are laid end to end and compared in one pass: a pair has
-    hundreds of them, and a numpy call per segment cost more than the comparing.
+    seed to ``reach`` after its last is compared; runs that hold a seed are kept. The
+    segments of all chains are laid end to end and compared in one pass (a pair has
+    hundreds of them, and a numpy call per segment cost more than the comparing), up
+    to _RUNS_UNITS units at a time; a longer segment is compared alone.
     """
     found: list[list[tuple[int, int, int]]] = [[] for _ in chains]
     if not chains:
@@ -275,43 +282,102 @@ def _exact_runs(
     new_group = np.ones(at_a.shape[0], dtype=bool)
     new_group[1:] = (diagonal[1:] != diagonal[:-1]) | (chain_of[1:] != chain_of[:-1])
     first = new_group.nonzero()[0]
-    last = np.append(first[1:], at_a.shape[0]) - 1
+    bounds = np.append(first, at_a.shape[0])  # segment g's seeds: bounds[g] to bounds[g + 1]
     d = diagonal[first]
     lo = np.maximum(np.maximum(at_a[first] - reach, 0), -d)
-    hi = np.minimum(np.minimum(at_a[last] + k + reach, ua.shape[0]), ub.shape[0] - d)
-    length = np.maximum(hi - lo, 0)
-    total = int(length.sum())
-    if total == 0:
-        return found
-    offset = np.cumsum(length) - length
-    group_of = np.repeat(np.arange(first.shape[0]), length)
-    pos_a = np.arange(total) - offset[group_of] + lo[group_of]
-    equal = ua[pos_a] == ub[pos_a + d[group_of]]
-    # runs of equal units, never across the end of a segment
-    follows = np.zeros(total, dtype=bool)  # a unit that continues the run before it
-    follows[1:] = equal[:-1] & equal[1:] & (group_of[1:] == group_of[:-1])
-    opens = equal & ~follows
-    starts = opens.nonzero()[0]
-    stops = (equal & ~np.append(follows[1:], False)).nonzero()[0] + 1
-    run_of = np.cumsum(opens) - 1
-    # the runs that hold a seed
-    seed_group = np.cumsum(new_group) - 1
-    inside = at_a - lo[seed_group]
-    inside_ok = (inside >= 0) & (inside < length[seed_group])
-    at = offset[seed_group[inside_ok]] + inside[inside_ok]
-    held = np.unique(run_of[at[equal[at]]])
-    held = held[stops[held] - starts[held] >= k]
-    run_group = group_of[starts[held]]
-    rows = zip(
-        chain_of[first[run_group]].tolist(),
-        pos_a[starts[held]].tolist(),
-        (pos_a[stops[held] - 1] + 1).tolist(),
-        d[run_group].tolist(),
-        strict=True,
-    )
-    for chain, start, stop, diag in rows:
-        found[chain].append((start, stop, diag))
+    hi = np.minimum(np.minimum(at_a[bounds[1:] - 1] + k + reach, ua.shape[0]), ub.shape[0] - d)
+    segments = _Segments(lo, np.maximum(hi - lo, 0), d, chain_of[first], bounds)
+    for g0, g1 in _slices(segments.length, _RUNS_UNITS):
+        for chain, run in segments.runs(ua, ub, at_a, g0, g1, k):
+            found[chain].append(run)
     return found
+
+
+def _slices(length: np.ndarray, most: int) -> list[tuple[int, int]]:
+    """Consecutive ranges of segments of at most ``most`` units together (or one longer)."""
+    if int(length.sum()) <= most:
+        return [(0, length.shape[0])]
+    slices, begun, held = [], 0, 0
+    for g, units in enumerate(length.tolist()):
+        if held and held + units > most:
+            slices.append((begun, g))
+            begun, held = g, 0
+        held += units
+    slices.append((begun, length.shape[0]))
+    return slices
+
+
+@dataclass(frozen=True)
+class _Segments:
+    """The segments :func:`_exact_runs` compares: where each begins in A, its length, its
+    diagonal, its chain, and where its seeds lie among the seeds sorted by segment."""
+
+    lo: np.ndarray
+    length: np.ndarray
+    d: np.ndarray
+    chain: np.ndarray
+    bounds: np.ndarray
+
+    def runs(
+        self, ua: np.ndarray, ub: np.ndarray, at_a: np.ndarray, g0: int, g1: int, k: int
+    ) -> Iterator[tuple[int, tuple[int, int, int]]]:
+        """(chain, run) of segments ``g0`` to ``g1``, compared laid end to end."""
+        if g1 - g0 == 1 and self.length[g0] > _RUNS_UNITS:
+            yield from self._alone(ua, ub, at_a, g0, k)
+            return
+        lo, length, d = self.lo[g0:g1], self.length[g0:g1], self.d[g0:g1]
+        total = int(length.sum())
+        if total == 0:
+            return
+        offset = np.cumsum(length) - length
+        group_of = np.repeat(np.arange(g1 - g0), length)
+        pos_a = np.arange(total) - offset[group_of] + lo[group_of]
+        equal = ua[pos_a] == ub[pos_a + d[group_of]]
+        # runs of equal units, never across the end of a segment
+        follows = np.zeros(total, dtype=bool)  # a unit that continues the run before it
+        follows[1:] = equal[:-1] & equal[1:] & (group_of[1:] == group_of[:-1])
+        opens = equal & ~follows
+        starts = opens.nonzero()[0]
+        stops = (equal & ~np.append(follows[1:], False)).nonzero()[0] + 1
+        run_of = np.cumsum(opens) - 1
+        # the runs that hold a seed
+        s0, s1 = int(self.bounds[g0]), int(self.bounds[g1])
+        seed_group = np.repeat(np.arange(g1 - g0), np.diff(self.bounds[g0 : g1 + 1]))
+        inside = at_a[s0:s1] - lo[seed_group]
+        inside_ok = (inside >= 0) & (inside < length[seed_group])
+        at = offset[seed_group[inside_ok]] + inside[inside_ok]
+        held = np.unique(run_of[at[equal[at]]])
+        held = held[stops[held] - starts[held] >= k]
+        run_group = group_of[starts[held]]
+        yield from zip(
+            self.chain[g0:g1][run_group].tolist(),
+            zip(
+                pos_a[starts[held]].tolist(),
+                (pos_a[stops[held] - 1] + 1).tolist(),
+                d[run_group].tolist(),
+                strict=True,
+            ),
+            strict=True,
+        )
+
+    def _alone(
+        self, ua: np.ndarray, ub: np.ndarray, at_a: np.ndarray, g: int, k: int
+    ) -> Iterator[tuple[int, tuple[int, int, int]]]:
+        """The runs of one long segment, in a few bytes a unit (two long documents of one
+        text: the laid-end-to-end pass would hold ten times as much)."""
+        lo, d, chain = int(self.lo[g]), int(self.d[g]), int(self.chain[g])
+        hi = lo + int(self.length[g])
+        equal = ua[lo:hi] == ub[lo + d : hi + d]
+        edge = np.zeros(1, dtype=np.int8)
+        edges = np.diff(np.concatenate((edge, equal.view(np.int8), edge)))
+        starts, stops = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+        del edges
+        seed_at = at_a[int(self.bounds[g]) : int(self.bounds[g + 1])] - lo
+        seed_at = seed_at[(seed_at >= 0) & (seed_at < hi - lo)]
+        held = np.unique(np.searchsorted(starts, seed_at[equal[seed_at]], side="right") - 1)
+        held = held[stops[held] - starts[held] >= k]
+        for start, stop in zip(starts[held].tolist(), stops[held].tolist(), strict=True):
+            yield chain, (lo + start, lo + stop, d)
 
 
 def union_length(intervals: list[tuple[int, int]]) -> int:

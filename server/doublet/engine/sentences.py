@@ -273,7 +273,12 @@ def give_cells_together(each: Sequence[Sentences]) -> None:
         lo, hi = int(first_term[i]), int(first_term[i] + widths[i])
         c0, c1 = int(first_cell[i]), int(first_cell[i] + cells_of[i])
         sentences.__dict__["cells"] = TermCells(  # the cached_property's own place
-            vocabulary[lo:hi], rows[c0:c1], terms[c0:c1] - lo, counts[c0:c1], frequency[lo:hi]
+            # copies: a view would keep the whole batch's arrays while one document is kept
+            vocabulary[lo:hi].copy(),
+            rows[c0:c1].copy(),
+            terms[c0:c1] - lo,
+            counts[c0:c1].copy(),
+            frequency[lo:hi].copy(),
         )
 
 

@@ -381,11 +381,11 @@ def report_page(workspace: Workspace) -> dict:
 def report_data(workspace: Workspace) -> tuple[dict, dict[int, str]]:
     """What ``doublet scan --format json`` prints for the workspace (paths relative to its
     root), and the text of each document of a pair by id."""
+    warnings = workspace.warnings()  # not under the lock: it lets an editor's edits first
     with workspace.lock:  # the pairs, the listing and the texts of one state of the index
         pairs = workspace.scan()
         listing = with_given(listing_of(workspace, lambda name: name), workspace, pairs)
         skipped = list(workspace.skipped)
-        warnings = workspace.warnings()
         documents = texts_of(pairs, listing, workspace.document)
     texts = {i: document.text for i, document in documents.items()}
     return quotable(scan_data(listing, pairs, skipped, warnings), documents), texts
