@@ -50,9 +50,11 @@ raise SystemExit(max(codes))
 
 def _assert_both_workers_counted(tree_mb: float | None, own_mb: float) -> None:
     assert tree_mb is not None
-    # wait4 gives the largest single process: one worker, a little over HELD_MB
-    assert HELD_MB <= own_mb < 1.5 * HELD_MB
-    assert tree_mb >= 1.6 * own_mb
+    # wait4 gives the largest single process, at least one worker's HELD_MB. Not an
+    # upper bound: a child started by vfork (as subprocess does) has its maxrss begin
+    # at the starting process's own high-water mark (Linux records the old memory's
+    # peak at exec), so under a big test runner it read 137 MB here
+    assert own_mb >= HELD_MB
     # both workers' HELD_MB, plus three interpreters' pages split between them, not
     # counted three times (about 125 MB here); loose, for a loaded machine
     assert 1.8 * HELD_MB <= tree_mb < 2 * HELD_MB + 80
