@@ -6,7 +6,7 @@ freed inside its heap for later use, and a heap with a few live blocks near its
 top cannot shrink: the process stays at its high-water mark. Worker processes
 forked then share those dead pages too, and each page they touch is copied. On
 the 100,000-document folder the scan's processes held 1.9 GB together while
-aligning; given back before the workers start, 1.4 GB.
+aligning; given back before the workers start, 1.1–1.5 GB.
 """
 
 from __future__ import annotations
