@@ -623,34 +623,20 @@ def without_repeated_cases(out: dict) -> dict:
     return out
 
 
-def index_figures(doublet: str, folder: Path) -> dict:
-    """``doublet index`` on the folder from nothing (FOLDER/.doublet deleted first)."""
-    shutil.rmtree(folder / ".doublet", ignore_errors=True)
-    argv = [doublet, "index", str(folder), "--no-progress"]
-    run = measured_run(argv, SCAN_TIMEOUT)
-    if run.exit_code != 0:
-        raise RuntimeError(f"{' '.join(argv)}: exit code {run.exit_code}: {run.stderr[-2000:]}")
-    figures = {
-        "seconds": round(run.seconds, 2),
-        "peak_rss_mb": round(run.peak_rss_mb),
-        "tree_peak_mb": rounded_mb(run.tree_peak_mb),
-    }
-    print(
-        f"  index: {run.seconds:.1f} s, {run.peak_rss_mb:,.0f} MB{all_processes(figures)}",
-        flush=True,
-    )
-    return figures
-
-
 @contextlib.contextmanager
 def pointed_at(folder: Path) -> Iterator[None]:
-    """bench/scale.py's language-server session, on ``folder`` instead of its own."""
+    """bench/scale.py's runs (``doublet index``, the language server) on ``folder``."""
     saved = scale.FOLDER
     scale.FOLDER = folder
     try:
         yield
     finally:
         scale.FOLDER = saved
+
+
+def index_figures(doublet: str, folder: Path) -> dict:
+    with pointed_at(folder):
+        return scale.index_figures(doublet)
 
 
 def lsp_figures(doublet: str, folder: Path, truth: dict, edits: int, timeout: float) -> dict:
