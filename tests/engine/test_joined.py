@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from unittest.mock import patch
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from doublet.engine import document as document_module
 from doublet.engine.comparison import compare
 from doublet.engine.document import Document, keys_of, prepare_together
 from doublet.engine.joined import Joined
@@ -17,6 +19,9 @@ from doublet.engine.quotes import quoted_mask
 from doublet.engine.sentences import Sentences, give_cells_together, split, split_each
 
 CLOUGH = Path(__file__).parent.parent / "data" / "clough-stevenson"
+#: How many characters are joined at once: the default, and limits that cut a batch
+#: into several parts, down to one document each.
+JOIN_LIMITS = st.sampled_from([document_module.JOIN_CHARS, 1, 40, 90])
 
 #: Pieces of text that meet at a document's edges in every way that matters: stops
 #: with and without a space, closing quotes, blank lines, CJK, letters that fold to
@@ -108,16 +113,20 @@ MODES_CUT_TOGETHER = [
 @given(
     documents=st.lists(
         st.tuples(TEXTS, st.sampled_from(range(len(MODES_CUT_TOGETHER)))), min_size=1, max_size=6
-    )
+    ),
+    join_chars=JOIN_LIMITS,
 )
-def test_keys_of_many_documents_are_each_documents_own(documents: list[tuple[str, int]]) -> None:
+def test_keys_of_many_documents_are_each_documents_own(
+    documents: list[tuple[str, int]], join_chars: int
+) -> None:
     def made() -> list[Document]:
         return [
             Document(f"d{i}.txt", text, MODES_CUT_TOGETHER[m])
             for i, (text, m) in enumerate(documents)
         ]
 
-    together = keys_of(made())
+    with patch.object(document_module, "JOIN_CHARS", join_chars):
+        together = keys_of(made())
     for alone, keys in zip((d.keys for d in made()), together, strict=True):
         assert keys.units == alone.units
         assert same(keys.fingerprints.hashes, alone.fingerprints.hashes)
@@ -159,10 +168,11 @@ def _prepared_as_alone(together: Document, alone: Document) -> None:
 @given(
     documents=st.lists(
         st.tuples(TEXTS, st.sampled_from(range(len(MODES_CUT_TOGETHER)))), min_size=1, max_size=6
-    )
+    ),
+    join_chars=JOIN_LIMITS,
 )
 def test_documents_prepared_together_for_aligning_are_each_as_alone(
-    documents: list[tuple[str, int]],
+    documents: list[tuple[str, int]], join_chars: int
 ) -> None:
     def made() -> list[Document]:
         return [
@@ -171,7 +181,8 @@ def test_documents_prepared_together_for_aligning_are_each_as_alone(
         ]
 
     together = made()
-    prepare_together(together)
+    with patch.object(document_module, "JOIN_CHARS", join_chars):
+        prepare_together(together)
     for prepared, alone in zip(together, made(), strict=True):
         if prepared.mode.paraphrase:
             assert prepared._sentences is not None  # made here, not when asked for

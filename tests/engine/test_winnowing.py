@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from doublet.engine import winnowing
 from doublet.engine.chars import char_units
 from doublet.engine.fingerprints import fingerprint, fingerprint_each
 from doublet.engine.hashing import kgram_hashes
@@ -166,6 +169,28 @@ def test_several_documents_winnowed_at_once_are_winnowed_as_each_alone(
 ) -> None:
     starts = np.cumsum([0] + [len(d) for d in documents[:-1]])
     together = winnow(as_hashes([h for d in documents for h in d]), w, starts)
+    alone = [
+        p + int(s) for d, s in zip(documents, starts, strict=True) for p in reference_winnow(d, w)
+    ]
+    assert together.tolist() == alone
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    documents=st.lists(st.integers(1, 3).flatmap(hash_arrays), min_size=1, max_size=4).map(
+        lambda docs: [d for d in docs if d] or [[7]]
+    ),
+    w=st.integers(1, 12),
+    slice_=st.integers(1, 9),
+)
+def test_window_minima_computed_in_slices_are_those_of_one_pass(
+    documents: list[list[int]], w: int, slice_: int
+) -> None:
+    # The batch's minima are computed a slice of windows at a time: every slice size,
+    # cutting documents and runs of ties anywhere, chooses what the reference does.
+    starts = np.cumsum([0] + [len(d) for d in documents[:-1]])
+    with patch.object(winnowing, "_SLICE", slice_):
+        together = winnow(as_hashes([h for d in documents for h in d]), w, starts)
     alone = [
         p + int(s) for d, s in zip(documents, starts, strict=True) for p in reference_winnow(d, w)
     ]

@@ -77,8 +77,9 @@ def quoted_mask(
         spans = [span for lo, hi in pieces for span in quoted_spans(text, MAX_QUOTE, lo, hi)]
     if not spans:
         return np.zeros(starts.shape[0], dtype=bool)
+    # spans never overlap: +1 where one opens, -1 where it closes, summed along the text
     bounds = np.array(spans, dtype=np.int64)
-    where = np.searchsorted(bounds[:, 0], starts, side="right") - 1
-    inside = where >= 0
-    inside[inside] = starts[inside] < bounds[where[inside], 1]
-    return inside
+    marks = np.zeros(len(text) + 1, dtype=np.int8)
+    marks[bounds[:, 0]] += 1
+    marks[bounds[:, 1]] -= 1
+    return np.cumsum(marks, dtype=np.int8)[starts] > 0
