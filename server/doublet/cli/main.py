@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
-from doublet import __version__, kept_report, lms, unzip
+from doublet import __version__, heap, kept_report, lms, unzip
 from doublet.cli.report import (
     render_compare_text,
     render_json,
@@ -886,6 +886,8 @@ def _cluster_of(args: argparse.Namespace) -> contextlib.AbstractContextManager:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command != "serve":  # an editor's server stays small instead (doublet/heap)
+        heap.keep_freed_arrays()
     handlers = {
         "scan": run_scan,
         "report": run_report,
