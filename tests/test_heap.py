@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 import textwrap
@@ -49,11 +50,11 @@ def test_give_back_is_harmless_to_call_anywhere() -> None:
     assert all(len(b) == 100 for b in kept)
 
 
-#: In a fresh process: 50 rounds of six 4 MB arrays made, written and dropped
-#: together, as a numpy step's temporaries are; the page faults they took, with the
-#: heap told to keep freed arrays (argv[1] "keep") or as glibc does by itself (it
-#: serves the first from fresh pages, then from its heap, but gives back what a round
-#: frees at the heap's top, so the next round faults it in again).
+#: In a fresh process: 50 rounds of six arrays of 4 MB and more, a little larger each
+#: round, made, written and dropped together, as a numpy step's temporaries are; the
+#: page faults they took, with the heap told to keep freed arrays (argv[1] "keep")
+#: or as glibc does by itself: it maps a block larger than any freed so far afresh
+#: from the system, and unmaps it when freed.
 _ARRAYS = textwrap.dedent(
     """
     import resource, sys
@@ -63,14 +64,16 @@ _ARRAYS = textwrap.dedent(
     if sys.argv[1] == "keep":
         assert heap.keep_freed_arrays()
     before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    for _ in range(50):
-        arrays = [np.empty(4 << 20, dtype=np.uint8) for _ in range(6)]
+    for size in range(4 << 20, (4 << 20) + 50 * (64 << 10), 64 << 10):
+        arrays = [np.empty(size, dtype=np.uint8) for _ in range(6)]
         for block in arrays:
             block.fill(1)
         del arrays, block
     print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
     """
 )
+#: The pages those arrays span, all rounds together.
+_PAGES = sum(6 * size // 4096 for size in range(4 << 20, (4 << 20) + 50 * (64 << 10), 64 << 10))
 
 
 def _faults(how: str) -> int:
@@ -82,9 +85,8 @@ def _faults(how: str) -> int:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
 def test_arrays_freed_are_reused_without_faulting_their_pages_in_again() -> None:
-    pages = 50 * 6 * (4 << 20) // 4096
-    assert _faults("default") > pages // 4  # glibc alone: fresh pages, round after round
-    assert _faults("keep") < pages // 20  # kept: the first round's pages, and a few more
+    assert _faults("default") > _PAGES // 5  # glibc alone: fresh pages, round after round
+    assert _faults("keep") < _PAGES // 20  # kept: the first round's pages, and the growth
 
 
 def test_the_batch_commands_keep_freed_arrays_and_the_language_server_does_not(
@@ -100,3 +102,45 @@ def test_the_batch_commands_keep_freed_arrays_and_the_language_server_does_not(
     assert cli.main(["config", str(tmp_path)]) == 0
     assert asked == ["kept"]
     assert "mode" in capsys.readouterr().out
+
+
+def test_collections_are_paused_for_a_step_and_resumed_after_it() -> None:
+    assert gc.isenabled()
+    with heap.collections_paused():
+        assert not gc.isenabled()
+        with heap.collections_paused():  # nested (another thread's step)
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), heap.collections_paused():
+        raise RuntimeError("a step that fails")
+    assert gc.isenabled()
+
+
+def test_a_collector_turned_off_before_the_step_stays_off() -> None:
+    gc.disable()
+    try:
+        with heap.collections_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_refresh_indexes_its_documents_with_collections_paused(tmp_path) -> None:
+    from doublet.workspace import Workspace
+
+    for i in range(5):
+        (tmp_path / f"d{i}.txt").write_text(f"Document {i} says something of its own. " * 20)
+    workspace = Workspace.open(tmp_path)
+    states: list[bool] = []
+
+    def progress(results):
+        for result in results:
+            states.append(gc.isenabled())
+            yield result
+
+    changes = workspace.refresh(progress)
+    assert len(changes.added) == 5
+    assert states == [False] * 5
+    assert gc.isenabled()

@@ -327,16 +327,17 @@ class Workspace:
             for rel, info in to_read
         ]
         prepared = _prepare_all(jobs)
-        for (rel, info), result in zip(
-            to_read, progress(prepared) if progress else prepared, strict=True
-        ):
-            with self.lock:
-                generation = self.index.generation
-                if isinstance(result, NotText):
-                    self._skip(rel, result.reason, changes)
-                else:
-                    self._apply(rel, info, result, vanished, changes)
-                changes.index_changed |= self.index.generation != generation
+        with heap.collections_paused():  # every document indexed adds objects that live on
+            for (rel, info), result in zip(
+                to_read, progress(prepared) if progress else prepared, strict=True
+            ):
+                with self.lock:
+                    generation = self.index.generation
+                    if isinstance(result, NotText):
+                        self._skip(rel, result.reason, changes)
+                    else:
+                        self._apply(rel, info, result, vanished, changes)
+                    changes.index_changed |= self.index.generation != generation
         with self.lock:
             for name in vanished:
                 if name in self.index:
