@@ -276,6 +276,7 @@ def _save(index: Index, root: Path, shards: int, lock: contextlib.AbstractContex
     _write_file(folder / FILE, data)
     with lock:
         index.saved_as = data["state"]
+        index.take_merged(snapshot)  # what the export folded, not folded again
     _remove_other_shards(folder, {shard["file"] for shard in data.get("shards", [])})
     return folder / FILE
 

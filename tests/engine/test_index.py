@@ -161,6 +161,19 @@ class IndexMatchesRebuild(RuleBasedStateMachine):
         payload = memoryview(bytes(at) + bytes(written.data))[at:]
         self.index = index_store._restored(Path("."), index_store._read_payload(payload, at))
 
+    @rule(
+        changed=st.booleans(),
+        picks=st.lists(st.integers(0, len(SENTENCES) - 1), min_size=1, max_size=4),
+    )
+    def saved_and_kept(self, changed, picks) -> None:
+        """As a save does: a snapshot exported (its segments folded, the dead dropped or
+        all renumbered), whose postings the index then takes, unless it changed since."""
+        snapshot = self.index.snapshot()
+        snapshot.export()
+        if changed:
+            self._add("a.txt", text_for("a.txt", picks), Role())
+        self.index.take_merged(snapshot)
+
     @rule(picks=st.lists(st.integers(0, len(SENTENCES) - 1), min_size=1, max_size=5))
     def new_buffer(self, picks) -> None:
         self.extra = text_of(picks)
@@ -399,6 +412,68 @@ def test_a_snapshot_exports_what_the_index_held_whatever_happens_to_it_after() -
         assert np.array_equal(got[kind]["positions"], expected[kind]["positions"])
     assert "d3.txt" not in got["documents"]["names"] and len(got["documents"]["names"]) == 11
     assert len(index) == 3  # and the index went its own way
+
+
+def test_an_index_takes_the_postings_its_exported_snapshot_folded(monkeypatch):
+    monkeypatch.setattr(index_module, "DIRECTORY_FROM", 1 << 18)  # none made here
+    monkeypatch.setattr(index_module, "SPARSE_SHARE", 0.25)
+
+    def built() -> Index:
+        index = Index()
+        for i in range(12):
+            picks = [i % 10, (i + 3) % 10, (i + 7) % 10]
+            index.add(f"d{i}.txt", document(f"d{i}.txt", text_of(picks)).keys, PROSE)
+        index.remove("d3.txt")
+        return index
+
+    index, twin = built(), built()
+    snapshot = index.snapshot()
+    assert index._tables[FINGERPRINTS].holds_pending()
+    assert not index.take_merged(snapshot)  # not exported: nothing folded to take
+    snapshot.export()
+    assert index.take_merged(snapshot)
+    assert not any(table.holds_pending() for table in index._tables.values())
+    assert index._dead_postings == 0
+    for kind in KINDS:  # what the twin, folded by itself, holds
+        assert postings_by_name(index, kind) == postings_by_name(twin, kind)
+
+    changed = index.snapshot()
+    changed.export()
+    index.add("new.txt", document("new.txt", text_of([1, 8])).keys, PROSE)
+    assert not index.take_merged(changed)  # the index went on: its own postings stay
+    assert "new.txt" in {name for _, name, _ in postings_by_name(index, FINGERPRINTS)}
+
+
+def test_an_index_does_not_take_postings_its_snapshot_renumbered(monkeypatch):
+    monkeypatch.setattr(index_module, "COMPACT_SHARE", 10.0)  # never compacted in memory
+    monkeypatch.setattr(index_module, "SPARSE_SHARE", 0.25)
+    monkeypatch.setattr(index_module, "DIRECTORY_FROM", 1 << 18)
+    index = Index()
+    for i in range(8):
+        index.add(f"d{i}.txt", document(f"d{i}.txt", text_of([i, (i + 5) % 10])).keys, PROSE)
+    for name in ["d0.txt", "d1.txt", "d2.txt", "d3.txt"]:
+        index.remove(name)  # most positions unused: the export renumbers them
+    before = {kind: postings_by_name(index, kind) for kind in KINDS}
+    snapshot = index.snapshot()
+    snapshot.export()
+    assert snapshot.entry("d4.txt").start == 0 != index.entry("d4.txt").start
+    assert not index.take_merged(snapshot)
+    assert {kind: postings_by_name(index, kind) for kind in KINDS} == before
+
+
+def test_an_index_being_searched_keeps_its_segments_and_their_directories(monkeypatch):
+    monkeypatch.setattr(index_module, "DIRECTORY_FROM", 1)
+    index = Index()
+    for i in range(6):
+        index.add(f"d{i}.txt", document(f"d{i}.txt", text_of([i, (i + 4) % 10])).keys, PROSE)
+    index.live_postings(FINGERPRINTS)  # folded into the base ...
+    index._tables[FINGERPRINTS].base.prepare()  # ... which an editor's lookups search
+    assert index._tables[FINGERPRINTS].base.has_directory()
+    index.add("d6.txt", document("d6.txt", text_of([2, 9])).keys, PROSE)
+    snapshot = index.snapshot()
+    snapshot.export()
+    assert not index.take_merged(snapshot)
+    assert index._tables[FINGERPRINTS].base.has_directory()
 
 
 def test_a_save_drops_removed_documents_without_moving_the_others(monkeypatch):

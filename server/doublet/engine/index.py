@@ -341,6 +341,9 @@ class _Segment:
             lo[long] = np.searchsorted(keys, wanted[long], side="right" if right else "left")
         return lo
 
+    def has_directory(self) -> bool:
+        return self._directory is not None
+
     def prepare(self) -> None:
         """Make the directory now, if the segment is long enough to have one."""
         if len(self) >= DIRECTORY_FROM:
@@ -420,6 +423,10 @@ class _Table:
         table._pending, table._pending_postings = list(self._pending), self._pending_postings
         table._delta, table._sorted = self._delta, self._sorted
         return table
+
+    def holds_pending(self) -> bool:
+        """Whether any postings are not in the base segment yet."""
+        return bool(self._pending or len(self._delta) or len(self._middle))
 
     def add(self, keys: np.ndarray, positions: np.ndarray) -> None:
         if not keys.shape[0]:
@@ -1042,6 +1049,25 @@ class Index:
         copy.generation = self.generation
         copy.saved_as = self.saved_as
         return copy
+
+    def take_merged(self, exported: Index) -> bool:
+        """Take the postings of a :meth:`snapshot` of this index that was exported since:
+        exporting folded its segments into one and dropped the dead, which this index
+        would otherwise do again when first asked for all its postings (a scan's
+        selection, after saving: 3.5 s on 100,000 documents). Only if nothing changed
+        here since, and the export kept the positions (did not compact), and only if
+        nobody searches this index's segments by their lookup directories (an editor's:
+        a new base would have its directories made again, at the next edit's cost);
+        whether taken."""
+        if exported.generation != self.generation or exported._next_start != self._next_start:
+            return False
+        if any(table.base.has_directory() for table in self._tables.values()):
+            return False
+        if any(table.holds_pending() for table in exported._tables.values()):
+            return False  # not exported after all
+        self._tables = {kind: table.copy() for kind, table in exported._tables.items()}
+        self._dead_postings = exported._dead_postings
+        return True
 
     def export(self) -> dict:
         """The index as plain data: modes, the live documents as columns (one array per
