@@ -10,6 +10,8 @@ import textwrap
 import pytest
 
 from doublet import heap
+from doublet.engine.modes import MODES
+from doublet.skipped import NotText
 
 #: In a fresh process: 200 MB in 2 KB blocks (malloc's heap, not pymalloc's arenas nor
 #: mmap), all freed but the last, which pins the heap's top so that it cannot shrink
@@ -127,12 +129,13 @@ def test_a_collector_turned_off_before_the_step_stays_off() -> None:
         gc.enable()
 
 
-def test_a_refresh_indexes_its_documents_with_collections_paused(tmp_path) -> None:
-    from doublet.workspace import Workspace
+def _refresh_states(folder, monkeypatch, in_workers: bool) -> list[bool]:
+    """Whether the collector ran as each prepared document was indexed."""
+    from doublet import parallel, workspace
 
-    for i in range(5):
-        (tmp_path / f"d{i}.txt").write_text(f"Document {i} says something of its own. " * 20)
-    workspace = Workspace.open(tmp_path)
+    if in_workers:  # few files, read by two workers all the same
+        monkeypatch.setattr(workspace, "PARALLEL_FROM", 2)
+        monkeypatch.setattr(parallel, "workers", lambda: 2)
     states: list[bool] = []
 
     def progress(results):
@@ -140,7 +143,50 @@ def test_a_refresh_indexes_its_documents_with_collections_paused(tmp_path) -> No
             states.append(gc.isenabled())
             yield result
 
-    changes = workspace.refresh(progress)
+    changes = workspace.Workspace.open(folder).refresh(progress)
     assert len(changes.added) == 5
-    assert states == [False] * 5
     assert gc.isenabled()
+    return states
+
+
+def _five_documents(folder) -> None:
+    for i in range(5):
+        (folder / f"d{i}.txt").write_text(f"Document {i} says something of its own. " * 20)
+    (folder / "binary.txt").write_bytes(b"not text \0 at all")
+
+
+def test_a_refresh_indexes_what_workers_prepared_with_collections_paused(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _five_documents(tmp_path)
+    assert _refresh_states(tmp_path, monkeypatch, in_workers=True) == [False] * 6
+
+
+def test_a_refresh_preparing_files_itself_keeps_the_collector(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the files are read and cut up in this process then: cycles made there are collected
+    _five_documents(tmp_path)
+    assert _refresh_states(tmp_path, monkeypatch, in_workers=False) == [True] * 6
+
+
+def test_a_skipped_file_does_not_keep_its_batch_alive(tmp_path) -> None:
+    from doublet.workspace import _prepare_batch
+
+    _five_documents(tmp_path)
+    jobs = [
+        (str(path), path.name, MODES["prose"], path.stat().st_size)
+        for path in sorted(tmp_path.iterdir())
+    ]
+    results = _prepare_batch(jobs)
+    skipped = [r for r in results if isinstance(r, NotText)]
+    assert len(skipped) == 1 and "binary" in skipped[0].reason
+    assert skipped[0].__traceback__ is None  # whose frame held every document read
+
+
+def test_a_worker_collects_cycles_even_if_forked_with_the_collector_off() -> None:
+    from doublet import parallel
+
+    with heap.collections_paused(), parallel.process_pool(1) as pool:
+        assert not gc.isenabled()
+        assert pool.submit(gc.isenabled).result(timeout=60)

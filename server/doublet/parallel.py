@@ -18,6 +18,7 @@ results.
 from __future__ import annotations
 
 import ctypes
+import gc
 import logging
 import multiprocessing
 import os
@@ -162,8 +163,15 @@ def process_pool(count: int) -> Executor:
     else:
         method = "forkserver" if "forkserver" in methods else "spawn"
     return ProcessPoolExecutor(
-        count, mp_context=multiprocessing.get_context(method), initializer=_die_with_parent
+        count, mp_context=multiprocessing.get_context(method), initializer=_start_worker
     )
+
+
+def _start_worker() -> None:
+    """A worker collects cycles as usual even if forked while its parent had the
+    collector held off (heap.collections_paused), and dies with its parent."""
+    gc.enable()
+    _die_with_parent()
 
 
 def _die_with_parent() -> None:

@@ -327,7 +327,10 @@ class Workspace:
             for rel, info in to_read
         ]
         prepared = _prepare_all(jobs)
-        with heap.collections_paused():  # every document indexed adds objects that live on
+        # every document indexed adds objects that live on; held off only while workers
+        # read and key the files (doing it here, the collector is wanted: see _prepare_batch)
+        pause = heap.collections_paused() if prepared.in_workers else contextlib.nullcontext()
+        with pause:
             for (rel, info), result in zip(
                 to_read, progress(prepared) if progress else prepared, strict=True
             ):
@@ -843,7 +846,7 @@ def _prepare_batch(jobs: list[_Job]) -> list[_Prepared | NotText]:
             data = read_bytes(path, rel)
             document = Document(rel, read_document(path, data), mode)
         except NotText as exc:
-            results.append(exc)
+            results.append(exc.with_traceback(None))  # its frame would keep the batch alive
             continue
         except Exception as exc:  # a bug of ours or a library's: this file only
             results.append(_failed(rel, "read", exc))
@@ -894,21 +897,30 @@ def _batches(jobs: list[_Job]) -> list[list[_Job]]:
     return batches
 
 
-def _prepare_all(jobs: list[_Job]) -> Iterable[_Prepared | NotText]:
+def _prepare_all(jobs: list[_Job]) -> _Preparing:
     """Prepare files in order, on every core when there are many of them."""
     batches = _batches(jobs)
     count = parallel.workers()
     if not parallel.on_cluster() and (len(jobs) < PARALLEL_FROM or count < 2):
         done: Iterable[list[_Prepared | NotText]] = map(_prepare_batch, batches)
-        return parallel.Sized((r for batch in done for r in batch), len(jobs))
+        return _Preparing((r for batch in done for r in batch), len(jobs), in_workers=False)
     pool = parallel.process_pool(count)
+    submitted = pool.map(_prepare_batch, batches)  # the workers start now, not when asked
 
     def results() -> Iterator[_Prepared | NotText]:
         with pool:
-            for batch in pool.map(_prepare_batch, batches):
+            for batch in submitted:
                 yield from batch
 
-    return parallel.Sized(results(), len(jobs))
+    return _Preparing(results(), len(jobs), in_workers=True)
+
+
+class _Preparing(parallel.Sized):
+    """Files being prepared, in order; ``in_workers``: by other processes."""
+
+    def __init__(self, items: Iterable, length: int, in_workers: bool) -> None:
+        super().__init__(items, length)
+        self.in_workers = in_workers
 
 
 class DebouncedSave:

@@ -161,7 +161,9 @@ async def test_a_restart_answers_from_the_saved_index_while_it_is_refreshed(fold
         essay = open_document(client, folder, ESSAY)
         found = await published(client, essay, where=lambda d: len(d) == 2)
         assert matching(found, uri(folder, SOURCE)) and matching(found, uri(folder, EDITED))
-        assert (await status(client))["state"] == "indexing", "answered only once indexed"
+        # from the saved index, before the refresh ends (or, on a busy machine, begins)
+        state = (await status(client))["state"]
+        assert state in ("starting", "indexing"), "answered only once indexed"
         await ready(client)
         # checked again once the index is current: the same two matches
         assert len(client.diagnostics[uri(folder, ESSAY)]) == 2
