@@ -327,8 +327,9 @@ class Workspace:
             for rel, info in to_read
         ]
         prepared = _prepare_all(jobs)
-        # every document indexed adds objects that live on; held off only while workers
-        # read and key the files (doing it here, the collector is wanted: see _prepare_batch)
+        # every document indexed adds objects that live on, which each full collection
+        # would walk again: held off while workers prepare the files (when this process
+        # prepares them, the cycles made doing so must go as usual)
         pause = heap.collections_paused() if prepared.in_workers else contextlib.nullcontext()
         with pause:
             for (rel, info), result in zip(
@@ -905,7 +906,11 @@ def _prepare_all(jobs: list[_Job]) -> _Preparing:
         done: Iterable[list[_Prepared | NotText]] = map(_prepare_batch, batches)
         return _Preparing((r for batch in done for r in batch), len(jobs), in_workers=False)
     pool = parallel.process_pool(count)
-    submitted = pool.map(_prepare_batch, batches)  # the workers start now, not when asked
+    try:
+        submitted = pool.map(_prepare_batch, batches)  # the workers start now, not when asked
+    except BaseException:
+        pool.shutdown(cancel_futures=True)
+        raise
 
     def results() -> Iterator[_Prepared | NotText]:
         with pool:
