@@ -1095,8 +1095,8 @@ class Index:
             "modes": np.fromiter((mode_ids[e.mode] for e in entries), np.uint32, n),
             "units": np.fromiter((e.units for e in entries), np.int64, n),
             "starts": np.fromiter((e.start for e in entries), np.int64, n),
-            "postings": np.array(
-                [[e.postings[kind] for kind in KINDS] for e in entries], dtype=np.int64
+            "postings": np.column_stack(  # a column per kind: no list per entry
+                [np.fromiter((e.postings[kind] for e in entries), np.int64, n) for kind in KINDS]
             ).reshape(n, len(KINDS)),
             "templates": np.fromiter((e.role.template for e in entries), bool, n),
             "references": np.fromiter((e.role.reference for e in entries), bool, n),
