@@ -616,3 +616,19 @@ def test_entries_replaced_while_a_loaded_index_makes_them_all_stay_replaced(monk
     for name in names[:6]:
         if name != "b.txt":
             assert loaded.entry(name) == index.entry(name)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 50), max_size=400), st.integers(1, 5))
+def test_a_sort_shared_between_threads_sorts_as_one(values, threshold) -> None:
+    """Slices sorted in threads and merged give what one sort gives (duplicates,
+    fewer values than threads, any threshold)."""
+    packed = np.array(values, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15 >> 8)
+    expected = np.sort(packed)
+    original = index_module.THREADED_SORT_FROM
+    index_module.THREADED_SORT_FROM = threshold
+    try:
+        index_module._sort_in_threads(packed)
+    finally:
+        index_module.THREADED_SORT_FROM = original
+    assert packed.tolist() == expected.tolist()

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from doublet.engine.chars import code_points
 from doublet.engine.sentences import (
+    _SENTENCE_END,
     MIN_TERMS,
     _WordTerms,
+    sentence_gaps,
     split,
     stem,
     term_id,
@@ -169,3 +174,49 @@ def test_sentence_ends_after_closing_quotes_and_at_cjk_stops_without_a_space() -
     assert cut[0] == 'He said "Stop the engine now please.'  # the quote mark is in the gap
     assert cut[1].startswith("Then") and cut[1].endswith("很多字。")
     assert cut[-1] == "中文字很多字"
+
+
+def _regex_gaps(text: str, pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The gaps as the rule's regular expression finds them, one match at a time."""
+    gaps = []
+    for start, end in pieces:
+        for match in _SENTENCE_END.finditer(text, start, end):
+            gaps.append(match.span(match.lastindex or 0))
+    return gaps
+
+
+_TRICKY = [
+    *".!?。！？\"'”’)] \t\n\r\u3000\u00a0\u2028ab中\uffff\U0001f600\u3001\u2020!",
+    *("\n\n", ". ", ".\n \n", "  \t", "    "),
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(_TRICKY), max_size=60).map("".join),
+    st.lists(st.tuples(st.integers(0, 300), st.booleans()), max_size=6),
+)
+@example("a\n\nb", [(2, False)])  # a blank line across two pieces is none
+@example("Stop.\n\nNext", [(5, False)])  # nor is a stop's whitespace across them
+def test_sentence_gaps_are_the_matches_of_the_rule_in_each_piece(text, cuts) -> None:
+    """Found with array operations, the gaps are those of ``_SENTENCE_END.finditer``
+    over each piece: pieces adjacent, apart, empty, runs longer than the steps taken
+    one character at a time."""
+    bounds = sorted({min(at, len(text)) for at, _ in cuts} | {0, len(text)})
+    apart = [gap for _, gap in cuts] + [False] * len(bounds)
+    pieces = [
+        (a + 1 if apart[i] and b > a else a, b) for i, (a, b) in enumerate(pairwise(bounds))
+    ] or [(0, 0)]
+    starts = np.array([a for a, _ in pieces], dtype=np.int64)
+    ends = np.array([b for _, b in pieces], dtype=np.int64)
+    gap_starts, gap_ends = sentence_gaps(code_points(text), starts, ends)
+    found = list(zip(gap_starts.tolist(), gap_ends.tolist(), strict=True))
+    assert found == _regex_gaps(text, pieces)
+
+
+def test_long_runs_of_whitespace_after_a_stop_are_followed_to_their_end() -> None:
+    text = "One two three four." + " " * 100 + "Five six seven eight.\n" + "\t" * 50 + "\nNine"
+    pieces = [(0, len(text))]
+    gap_starts, gap_ends = sentence_gaps(code_points(text), np.array([0]), np.array([len(text)]))
+    found = list(zip(gap_starts.tolist(), gap_ends.tolist(), strict=True))
+    assert found == _regex_gaps(text, pieces) and len(found) == 2

@@ -42,9 +42,9 @@ _STEP = np.uint64(0x9E3779B97F4A7C15)
 with np.errstate(over="ignore"):
     #: One seed per minimum: band b's row r uses seed (b * ROWS + r + 1) * _STEP.
     _SEEDS = np.arange(1, BANDS * ROWS + 1, dtype=np.uint64) * _STEP
-_BAND_NUMBERS = np.arange(BANDS, dtype=np.uint64)
-#: Terms hashed at once (the table is _CHUNK_TERMS × BANDS × ROWS × 8 bytes).
-_CHUNK_TERMS = 16_384
+_BAND_NUMBERS = np.arange(BANDS, dtype=np.uint64)[:, None]
+#: Sentences keyed at once (their minima take _CHUNK_SENTENCES × BANDS × ROWS × 8 bytes).
+_CHUNK_SENTENCES = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -70,20 +70,30 @@ def sentence_keys(sentences: Sentences, unit_starts: np.ndarray, salt: int) -> S
     """
     if not len(sentences):
         return SentenceKeys.empty()
-    order = np.lexsort((sentences.term_ids, sentences.owners))
-    owners, terms = sentences.owners[order], sentences.term_ids[order].astype(np.uint64)
-    distinct = np.ones(owners.shape[0], dtype=bool)
-    distinct[1:] = (owners[1:] != owners[:-1]) | (terms[1:] != terms[:-1])
-    owners, terms = owners[distinct], terms[distinct]  # (sentence, term) once each
+    # each (sentence, term) once, as one number: sentence × width + the term's place
+    # among the sorted distinct terms (one sort of numbers, not two of pairs)
+    vocabulary, term = np.unique(sentences.term_ids, return_inverse=True)
+    width = vocabulary.shape[0]
+    cells = np.sort(sentences.owners * width + term)
+    distinct = np.ones(cells.shape[0], dtype=bool)
+    distinct[1:] = cells[1:] != cells[:-1]
+    cells = cells[distinct]
+    owners = cells // width
     first = _run_starts(owners)
     sizes = np.diff(first, append=owners.shape[0])
     keyed = sizes >= MIN_TERMS
     if not keyed.any():
         return SentenceKeys.empty()
     keep = np.repeat(keyed, sizes)
-    owners, terms = owners[keep], terms[keep]
+    owners, term = owners[keep], cells[keep] % width
     first = _run_starts(owners)
-    bands = np.concatenate([_bands(terms, first, lo, hi, salt) for lo, hi in _chunks(first)])
+    vocabulary = vocabulary.astype(np.uint64)
+    bands = np.concatenate(
+        [
+            _bands(vocabulary, term, first, lo, min(lo + _CHUNK_SENTENCES, first.shape[0]), salt)
+            for lo in range(0, first.shape[0], _CHUNK_SENTENCES)
+        ]
+    )
     sentence = owners[first]
     positions = np.searchsorted(unit_starts, sentences.starts[sentence], side="left")
     return SentenceKeys(bands.ravel(), np.repeat(positions.astype(np.int64), BANDS))
@@ -95,26 +105,22 @@ def _run_starts(values: np.ndarray) -> np.ndarray:
     return np.concatenate([np.zeros(1, dtype=np.int64), change])
 
 
-def _chunks(first: np.ndarray) -> list[tuple[int, int]]:
-    """Runs of whole sentences of about _CHUNK_TERMS terms, so that the
-    terms × minima table of a long document stays small."""
-    if first.shape[0] and first[-1] < _CHUNK_TERMS:
-        return [(0, first.shape[0])]
-    cuts = np.searchsorted(first, np.arange(0, int(first[-1]) + 1, _CHUNK_TERMS), side="right") - 1
-    cuts = np.unique(np.r_[cuts, first.shape[0]])
-    return list(zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True))
-
-
-def _bands(terms: np.ndarray, first: np.ndarray, lo: int, hi: int, salt: int) -> np.ndarray:
-    """The BANDS keys of sentences lo..hi-1 (``first`` indexes their terms)."""
+def _bands(
+    vocabulary: np.ndarray, term: np.ndarray, first: np.ndarray, lo: int, hi: int, salt: int
+) -> np.ndarray:
+    """The BANDS keys of sentences lo..hi-1, one row each (``first`` indexes their
+    terms in ``term``, which index ``vocabulary``)."""
     start = int(first[lo])
-    end = int(first[hi]) if hi < first.shape[0] else terms.shape[0]
-    # every distinct term under every seed (documents cut up together share most terms)
-    distinct, inverse = np.unique(terms[start:end], return_inverse=True)
-    hashed = mix64(distinct[:, None] ^ _SEEDS[None, :])[inverse]
-    minima = np.minimum.reduceat(hashed, first[lo:hi] - start, axis=0)
-    minima = minima.reshape(hi - lo, BANDS, ROWS)
+    end = int(first[hi]) if hi < first.shape[0] else term.shape[0]
+    terms, starts = term[start:end], first[lo:hi] - start
+    # one minimum at a time over all sentences, each from a short row of hashes per
+    # distinct term (gathering all 48 hashes of every term at once and reducing
+    # them together took half as long again: a wide table out of the cache)
+    minima = np.empty((BANDS * ROWS, hi - lo), dtype=np.uint64)
+    for i, seed in enumerate(_SEEDS):
+        np.minimum.reduceat(mix64(vocabulary ^ seed)[terms], starts, out=minima[i])
+    minima = minima.reshape(BANDS, ROWS, hi - lo)
     key = _BAND_NUMBERS  # broadcast over the sentences
     for row in range(ROWS):
-        key = mix64(key ^ minima[:, :, row], row)
-    return mix64(key, salt)
+        key = mix64(key ^ minima[:, row, :], row)
+    return np.ascontiguousarray(mix64(key, salt).T)
