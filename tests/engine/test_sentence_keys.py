@@ -45,18 +45,18 @@ def _sentences(term_lists: list[list[int]]) -> Sentences:
         max_size=12,
     ),
     st.integers(0, 2**64 - 1),
-    st.integers(1, 4),
+    st.integers(1, 12),
 )
 def test_keys_are_minhash_bands_of_each_sentences_distinct_terms(term_lists, salt, chunk):
     """Repeated terms count once, sentences with fewer than MIN_TERMS distinct terms
     get none, and sentences keyed a few at a time give the same keys."""
     sentences = _sentences(term_lists)
     unit_starts = np.arange(0, 10 * len(term_lists) + 1, 5, dtype=np.int64)
-    original = keys_module._CHUNK_SENTENCES
-    keys_module._CHUNK_SENTENCES = chunk
+    original = keys_module._CHUNK_TERMS
+    keys_module._CHUNK_TERMS = chunk
     try:
         keys = sentence_keys(sentences, unit_starts, salt)
     finally:
-        keys_module._CHUNK_SENTENCES = original
+        keys_module._CHUNK_TERMS = original
     found = list(zip(keys.hashes.tolist(), keys.positions.tolist(), strict=True))
     assert found == _reference(sentences, unit_starts, salt)

@@ -42,9 +42,10 @@ _STEP = np.uint64(0x9E3779B97F4A7C15)
 with np.errstate(over="ignore"):
     #: One seed per minimum: band b's row r uses seed (b * ROWS + r + 1) * _STEP.
     _SEEDS = np.arange(1, BANDS * ROWS + 1, dtype=np.uint64) * _STEP
-_BAND_NUMBERS = np.arange(BANDS, dtype=np.uint64)[:, None]
-#: Sentences keyed at once (their minima take _CHUNK_SENTENCES × BANDS × ROWS × 8 bytes).
-_CHUNK_SENTENCES = 1 << 16
+_BAND_NUMBERS = np.arange(BANDS, dtype=np.uint64)
+#: Terms of sentences keyed at once: their hashes under every seed, gathered in one
+#: table of _CHUNK_TERMS × BANDS × ROWS × 8 bytes, stay in the processor's cache.
+_CHUNK_TERMS = 4096
 
 
 @dataclass(frozen=True)
@@ -87,13 +88,10 @@ def sentence_keys(sentences: Sentences, unit_starts: np.ndarray, salt: int) -> S
     keep = np.repeat(keyed, sizes)
     owners, term = owners[keep], cells[keep] % width
     first = _run_starts(owners)
-    vocabulary = vocabulary.astype(np.uint64)
-    bands = np.concatenate(
-        [
-            _bands(vocabulary, term, first, lo, min(lo + _CHUNK_SENTENCES, first.shape[0]), salt)
-            for lo in range(0, first.shape[0], _CHUNK_SENTENCES)
-        ]
-    )
+    # every distinct term under every seed, once: 384 bytes a term (a novel's
+    # 10,000 stems take 4 MB)
+    hashed = mix64(vocabulary.astype(np.uint64)[:, None] ^ _SEEDS[None, :])
+    bands = np.concatenate([_bands(hashed, term, first, lo, hi, salt) for lo, hi in _chunks(first)])
     sentence = owners[first]
     positions = np.searchsorted(unit_starts, sentences.starts[sentence], side="left")
     return SentenceKeys(bands.ravel(), np.repeat(positions.astype(np.int64), BANDS))
@@ -105,22 +103,26 @@ def _run_starts(values: np.ndarray) -> np.ndarray:
     return np.concatenate([np.zeros(1, dtype=np.int64), change])
 
 
+def _chunks(first: np.ndarray) -> list[tuple[int, int]]:
+    """Runs of whole sentences of about _CHUNK_TERMS terms (``first``: where each
+    sentence's terms begin)."""
+    if first[-1] < _CHUNK_TERMS:
+        return [(0, first.shape[0])]
+    cuts = np.searchsorted(first, np.arange(0, int(first[-1]) + 1, _CHUNK_TERMS), side="right") - 1
+    cuts = np.unique(np.r_[cuts, first.shape[0]])
+    return list(zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True))
+
+
 def _bands(
-    vocabulary: np.ndarray, term: np.ndarray, first: np.ndarray, lo: int, hi: int, salt: int
+    hashed: np.ndarray, term: np.ndarray, first: np.ndarray, lo: int, hi: int, salt: int
 ) -> np.ndarray:
     """The BANDS keys of sentences lo..hi-1, one row each (``first`` indexes their
-    terms in ``term``, which index ``vocabulary``)."""
+    terms in ``term``, which index the rows of ``hashed``)."""
     start = int(first[lo])
     end = int(first[hi]) if hi < first.shape[0] else term.shape[0]
-    terms, starts = term[start:end], first[lo:hi] - start
-    # one minimum at a time over all sentences, each from a short row of hashes per
-    # distinct term (gathering all 48 hashes of every term at once and reducing
-    # them together took half as long again: a wide table out of the cache)
-    minima = np.empty((BANDS * ROWS, hi - lo), dtype=np.uint64)
-    for i, seed in enumerate(_SEEDS):
-        np.minimum.reduceat(mix64(vocabulary ^ seed)[terms], starts, out=minima[i])
-    minima = minima.reshape(BANDS, ROWS, hi - lo)
+    minima = np.minimum.reduceat(hashed[term[start:end]], first[lo:hi] - start, axis=0)
+    minima = minima.reshape(hi - lo, BANDS, ROWS)
     key = _BAND_NUMBERS  # broadcast over the sentences
     for row in range(ROWS):
-        key = mix64(key ^ minima[:, row, :], row)
-    return np.ascontiguousarray(mix64(key, salt).T)
+        key = mix64(key ^ minima[:, :, row], row)
+    return mix64(key, salt)

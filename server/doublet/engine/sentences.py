@@ -391,8 +391,10 @@ def sentence_gaps(
     return starts[order], ends[order]
 
 
-#: Steps a run is followed one character at a time before the rest are found at once.
-_RUN_STEPS = 32
+#: A run is followed one character at a time for one step per this many characters of
+#: the text (at least two), then the rest are found by one pass over the text: a step
+#: costs about what a pass over 4,096 characters does.
+_CHARACTERS_A_STEP = 4096
 
 
 def _run_end(points: np.ndarray, table: np.ndarray, at: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -400,12 +402,12 @@ def _run_end(points: np.ndarray, table: np.ndarray, at: np.ndarray, ends: np.nda
     ``table`` (a boolean table over code points), at the latest its ``ends``.
 
     Runs after a full stop or a newline are short: they are followed a character
-    at a time for all at once, and the few still going after _RUN_STEPS steps by
-    one pass over the text.
+    at a time for all at once, and the few still going after a while by one pass
+    over the text.
     """
     at = at.copy()
     going = np.flatnonzero(at < ends)
-    for _ in range(_RUN_STEPS):
+    for _ in range(max(2, points.shape[0] // _CHARACTERS_A_STEP)):
         if not going.shape[0]:
             return at
         going = going[table[np.minimum(points[at[going]], table.shape[0] - 1)]]
