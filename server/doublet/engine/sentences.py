@@ -158,12 +158,14 @@ def word_terms(text: str, chars: Units | None = None) -> tuple[np.ndarray, np.nd
     distinct, first, inverse = np.unique(words.symbols, return_index=True, return_inverse=True)
     table, unknown = _WORD_TERMS.lookup(distinct)
     if unknown.any():
-        ends = np.append(first_char[1:], len(chars))
-        letters = chars.symbols.tolist()
+        # the new words' folded letters, sliced from the folded text made at once
+        # (not the whole text as a list of numbers for each batch with a new word)
+        letters = chars.symbols.astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
         new = np.flatnonzero(unknown)
-        for i in new.tolist():
-            w = int(first[i])
-            table[i] = _term_of_word("".join(map(chr, letters[first_char[w] : ends[w]])))
+        word = first[new]
+        starts = first_char[word].tolist()
+        ends = np.append(first_char[1:], len(chars))[word].tolist()
+        table[new] = [_term_of_word(letters[a:b]) for a, b in zip(starts, ends, strict=True)]
         _WORD_TERMS.learn(distinct[new], table[new])
     ids = table[inverse]
     keep = ids != NO_TERM

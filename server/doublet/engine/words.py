@@ -50,10 +50,9 @@ def words_of(chars: Units) -> tuple[Units, np.ndarray]:
         return Units.empty(chars.text_length), np.zeros(0, dtype=np.int64)
     first = word_boundaries(chars)
     lengths = np.diff(np.append(first, len(chars)))
-    word_of_char = np.repeat(np.arange(first.shape[0]), lengths)
-    place = np.arange(len(chars)) - first[word_of_char]
+    place = np.arange(len(chars), dtype=np.uint64) - np.repeat(first.astype(np.uint64), lengths)
     with np.errstate(over="ignore"):
-        keyed = mix64(chars.symbols ^ (place.astype(np.uint64) << np.uint64(40)))
+        keyed = mix64(chars.symbols ^ (place << np.uint64(40)))
         symbols = mix64(np.add.reduceat(keyed, first) + lengths.astype(np.uint64))
     last = first + lengths - 1
     words = Units(symbols, chars.starts[first], chars.ends[last], chars.text_length)
