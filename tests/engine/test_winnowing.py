@@ -15,7 +15,7 @@ from doublet.engine.fingerprints import fingerprint, fingerprint_each
 from doublet.engine.hashing import kgram_hashes
 from doublet.engine.modes import MODES
 from doublet.engine.units import Units
-from doublet.engine.winnowing import sliding_min, winnow
+from doublet.engine.winnowing import _block_min, sliding_min, winnow
 
 MASK = (1 << 64) - 1
 
@@ -111,11 +111,13 @@ def test_a_window_below_one_is_rejected() -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(data=st.data(), values=st.lists(st.integers(0, MASK), min_size=1, max_size=60))
+@given(data=st.data(), values=st.lists(st.integers(0, MASK), min_size=1, max_size=150))
 def test_sliding_min_is_the_minimum_of_every_window(data: st.DataObject, values: list[int]) -> None:
+    """By doubling (windows up to 64) and by blocks (any window: the long ones)."""
     w = data.draw(st.integers(1, len(values)))
     expected = [min(values[i : i + w]) for i in range(len(values) - w + 1)]
     assert sliding_min(as_hashes(values), w).tolist() == expected
+    assert _block_min(as_hashes(values), w).tolist() == expected
 
 
 def test_sliding_min_rejects_a_window_longer_than_the_values() -> None:

@@ -7,9 +7,10 @@ tables of numbers in code) from producing a fingerprint per position. Any
 substring shared by two documents that spans at least ``w`` k-grams (``w + k - 1``
 units) yields at least one shared fingerprint.
 
-Window minima are computed with the van Herk / Gil-Werman block scheme (prefix
-and suffix minima of blocks of length ``w``), so the work is a few array passes
-whatever ``w`` is. Position and hash are packed into one 64-bit key: the top 32
+Window minima are computed by doubling (the minima of windows of 2, 4, 8, ...
+hashes, each from two of the one before), or for long windows with the van
+Herk / Gil-Werman block scheme (prefix and suffix minima of blocks of length
+``w``): a few array passes either way. Position and hash are packed into one 64-bit key: the top 32
 bits of the hash decide, and the complement of the position breaks ties towards
 the right. Only windows with a tie need the robust rule, and those are handled
 one by one.
@@ -23,13 +24,33 @@ _LOW = np.uint64(0xFFFFFFFF)
 _HIGH = np.uint64(0xFFFFFFFF00000000)
 _MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
 _SLICE = 1 << 14  # windows whose minima are computed in one pass (see _extreme_minima)
+#: Windows up to this long take their minima by doubling (log2 w passes over the
+#: hashes); longer ones by blocks. Prose's window of 13 by doubling: 21 µs a slice of
+#: 16,384 windows, against 171 µs by blocks (a numpy loop per block of 13).
+_DOUBLING_UP_TO = 64
 
 
 def sliding_min(values: np.ndarray, w: int) -> np.ndarray:
-    """Minimum of every window ``values[i : i + w]`` (van Herk / Gil-Werman)."""
+    """Minimum of every window ``values[i : i + w]``."""
     n = values.shape[0]
     if n < w:
         raise ValueError("fewer values than the window")
+    if w > _DOUBLING_UP_TO:
+        return _block_min(values, w)
+    # minima of windows of 1, 2, 4, ... values, each from two of the one before; a
+    # window of w is two overlapping ones of the largest power of two not above w
+    minima, span = values, 1
+    while 2 * span <= w:
+        minima = np.minimum(minima[:-span], minima[span:])
+        span *= 2
+    m = n - w + 1
+    return minima[:m] if span == w else np.minimum(minima[:m], minima[w - span : w - span + m])
+
+
+def _block_min(values: np.ndarray, w: int) -> np.ndarray:
+    """``sliding_min`` for long windows: the van Herk / Gil-Werman block scheme, a
+    few passes whatever ``w`` is."""
+    n = values.shape[0]
     pad = (-n) % w
     padded = np.concatenate([values, np.full(pad, _MAX, dtype=values.dtype)]) if pad else values
     blocks = padded.reshape(-1, w)
