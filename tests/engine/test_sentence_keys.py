@@ -46,17 +46,21 @@ def _sentences(term_lists: list[list[int]]) -> Sentences:
     ),
     st.integers(0, 2**64 - 1),
     st.integers(1, 12),
+    st.sampled_from([0, 5, 1 << 16]),
 )
-def test_keys_are_minhash_bands_of_each_sentences_distinct_terms(term_lists, salt, chunk):
+def test_keys_are_minhash_bands_of_each_sentences_distinct_terms(
+    term_lists, salt, chunk, table_terms
+):
     """Repeated terms count once, sentences with fewer than MIN_TERMS distinct terms
-    get none, and sentences keyed a few at a time give the same keys."""
+    get none, and sentences keyed a few at a time give the same keys, their terms'
+    hashes made once for all or chunk by chunk."""
     sentences = _sentences(term_lists)
     unit_starts = np.arange(0, 10 * len(term_lists) + 1, 5, dtype=np.int64)
-    original = keys_module._CHUNK_TERMS
-    keys_module._CHUNK_TERMS = chunk
+    original = keys_module._CHUNK_TERMS, keys_module._TABLE_TERMS
+    keys_module._CHUNK_TERMS, keys_module._TABLE_TERMS = chunk, table_terms
     try:
         keys = sentence_keys(sentences, unit_starts, salt)
     finally:
-        keys_module._CHUNK_TERMS = original
+        keys_module._CHUNK_TERMS, keys_module._TABLE_TERMS = original
     found = list(zip(keys.hashes.tolist(), keys.positions.tolist(), strict=True))
     assert found == _reference(sentences, unit_starts, salt)

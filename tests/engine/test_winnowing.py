@@ -120,9 +120,11 @@ def test_sliding_min_is_the_minimum_of_every_window(data: st.DataObject, values:
     assert _block_min(as_hashes(values), w).tolist() == expected
 
 
-def test_sliding_min_rejects_a_window_longer_than_the_values() -> None:
+def test_sliding_min_rejects_a_window_longer_than_the_values_or_empty() -> None:
     with pytest.raises(ValueError):
         sliding_min(as_hashes([1, 2]), 3)
+    with pytest.raises(ValueError):
+        sliding_min(as_hashes([1, 2]), 0)
 
 
 @pytest.mark.parametrize("w", [2, 4, 8, 16, 50])

@@ -46,6 +46,8 @@ _BAND_NUMBERS = np.arange(BANDS, dtype=np.uint64)
 #: Terms of sentences keyed at once: their hashes under every seed, gathered in one
 #: table of _CHUNK_TERMS × BANDS × ROWS × 8 bytes, stay in the processor's cache.
 _CHUNK_TERMS = 4096
+#: Distinct terms past which the table of their hashes is made per chunk instead.
+_TABLE_TERMS = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -89,9 +91,13 @@ def sentence_keys(sentences: Sentences, unit_starts: np.ndarray, salt: int) -> S
     owners, term = owners[keep], cells[keep] % width
     first = _run_starts(owners)
     # every distinct term under every seed, once: 384 bytes a term (a novel's
-    # 10,000 stems take 4 MB)
-    hashed = mix64(vocabulary.astype(np.uint64)[:, None] ^ _SEEDS[None, :])
-    bands = np.concatenate([_bands(hashed, term, first, lo, hi, salt) for lo, hi in _chunks(first)])
+    # 10,000 stems take 4 MB); past _TABLE_TERMS (a text of names, codes or
+    # numbers) each chunk hashes its own terms instead, so the table stays small
+    vocabulary = vocabulary.astype(np.uint64)
+    table = _hashed(vocabulary) if width <= _TABLE_TERMS else None
+    bands = np.concatenate(
+        [_bands(vocabulary, table, term, first, lo, hi, salt) for lo, hi in _chunks(first)]
+    )
     sentence = owners[first]
     positions = np.searchsorted(unit_starts, sentences.starts[sentence], side="left")
     return SentenceKeys(bands.ravel(), np.repeat(positions.astype(np.int64), BANDS))
@@ -113,14 +119,29 @@ def _chunks(first: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True))
 
 
+def _hashed(terms: np.ndarray) -> np.ndarray:
+    """Each term's hash under every seed, a row per term."""
+    return mix64(terms[:, None] ^ _SEEDS[None, :])
+
+
 def _bands(
-    hashed: np.ndarray, term: np.ndarray, first: np.ndarray, lo: int, hi: int, salt: int
+    vocabulary: np.ndarray,
+    table: np.ndarray | None,
+    term: np.ndarray,
+    first: np.ndarray,
+    lo: int,
+    hi: int,
+    salt: int,
 ) -> np.ndarray:
     """The BANDS keys of sentences lo..hi-1, one row each (``first`` indexes their
-    terms in ``term``, which index the rows of ``hashed``)."""
+    terms in ``term``, which index ``vocabulary`` and the rows of ``table``, if made)."""
     start = int(first[lo])
     end = int(first[hi]) if hi < first.shape[0] else term.shape[0]
-    minima = np.minimum.reduceat(hashed[term[start:end]], first[lo:hi] - start, axis=0)
+    terms = term[start:end]
+    if table is None:
+        own, terms = np.unique(terms, return_inverse=True)
+        table = _hashed(vocabulary[own])
+    minima = np.minimum.reduceat(table[terms], first[lo:hi] - start, axis=0)
     minima = minima.reshape(hi - lo, BANDS, ROWS)
     key = _BAND_NUMBERS  # broadcast over the sentences
     for row in range(ROWS):

@@ -306,8 +306,8 @@ def split(
 
     ``chars`` are the text's character units (engine/chars), if already made.
     ``text`` may be several documents joined (engine/joined), ``pieces`` the
-    ``[start, end)`` of each: each is cut as it would be alone, and a short
-    sentence joins only sentences of its own document.
+    ``[start, end)`` of each (ascending, never overlapping): each is cut as it
+    would be alone, and a short sentence joins only sentences of its own document.
     """
     pieces = pieces or [(0, len(text))]
     piece_starts = np.array([start for start, _ in pieces], dtype=np.int64)
@@ -318,7 +318,16 @@ def split(
     # from the last gap to its end
     sentence_starts = np.sort(np.concatenate([piece_starts, gap_ends]))
     sentence_ends = np.sort(np.concatenate([gap_starts, piece_ends]))
-    firsts = (np.arange(len(pieces)) + np.searchsorted(gap_starts, piece_starts)).tolist()
+    # a piece's first sentence comes after the earlier pieces' sentences: each piece has
+    # one more than its gaps; an empty gap where a piece starts ends the piece before
+    # it (a CJK stop ending an adjacent piece), any other gap there is the piece's own
+    empty_gaps = gap_starts[gap_starts == gap_ends]
+    earlier = (
+        np.searchsorted(gap_starts, piece_starts, side="left")
+        + np.searchsorted(empty_gaps, piece_starts, side="right")
+        - np.searchsorted(empty_gaps, piece_starts, side="left")
+    )
+    firsts = (np.arange(len(pieces)) + earlier).tolist()
     at, ids = word_terms(text, chars)
     owners = np.searchsorted(sentence_starts, at, side="right") - 1
     per_sentence = np.bincount(owners, minlength=sentence_starts.shape[0])
@@ -345,10 +354,12 @@ def sentence_gaps(
     give, found for all pieces at once with array operations (one match at a time
     cost a third of cutting prose into sentences).
 
-    A gap follows a full stop and any closing quotes or brackets: the whitespace
-    after them (none after a CJK stop not followed by whitespace). A blank line is a
-    gap too, unless the whitespace after a full stop holds it; blank lines in a row
-    pair their newlines from the first.
+    A gap begins right after a full stop and holds the closing quotes or brackets
+    and the whitespace after them; after a CJK stop with no whitespace after its
+    closers, it is empty (right after the stop). A blank line is a gap too, unless
+    the whitespace after a full stop holds it; blank lines in a row pair their
+    newlines from the first. ``piece_starts`` and ``piece_ends`` are ascending, the
+    pieces apart or adjacent, never overlapping.
     """
 
     def end_of_piece(at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

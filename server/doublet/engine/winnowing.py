@@ -31,8 +31,11 @@ _DOUBLING_UP_TO = 64
 
 
 def sliding_min(values: np.ndarray, w: int) -> np.ndarray:
-    """Minimum of every window ``values[i : i + w]``."""
+    """Minimum of every window ``values[i : i + w]`` (a view of ``values`` when ``w``
+    is 1)."""
     n = values.shape[0]
+    if w < 1:
+        raise ValueError("a window holds at least one value")
     if n < w:
         raise ValueError("fewer values than the window")
     if w > _DOUBLING_UP_TO:
@@ -124,9 +127,9 @@ def _extreme_minima(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The position of every window's minimum, the rightmost and the leftmost on ties.
 
-    Computed _SLICE windows at a time: the block scheme makes several passes over
+    Computed _SLICE windows at a time: ``sliding_min`` makes several passes over
     its arrays, and over a whole batch of documents (a megabyte of text) they
-    fall out of the cache; slices that stay in it take half the time."""
+    fall out of the cache; slices that stay in it took half the time."""
     m = high.shape[0] - w + 1
     rightmost = np.empty(m, dtype=np.int64)
     leftmost = np.empty(m, dtype=np.int64)
