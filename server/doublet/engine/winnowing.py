@@ -10,10 +10,10 @@ units) yields at least one shared fingerprint.
 Window minima are computed by doubling (the minima of windows of 2, 4, 8, ...
 hashes, each from two of the one before), or for long windows with the van
 Herk / Gil-Werman block scheme (prefix and suffix minima of blocks of length
-``w``): a few array passes either way. Position and hash are packed into one 64-bit key: the top 32
-bits of the hash decide, and the complement of the position breaks ties towards
-the right. Only windows with a tie need the robust rule, and those are handled
-one by one.
+``w``): a few array passes either way. Position and hash are packed into one
+64-bit key: the top 32 bits of the hash decide, and the complement of the
+position breaks ties towards the right. Only windows with a tie need the robust
+rule, and those are handled one by one.
 """
 
 from __future__ import annotations
