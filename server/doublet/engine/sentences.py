@@ -63,6 +63,15 @@ _STOP = _table_of(".!?。！？")
 _CJK_STOP = _table_of("。！？")
 _CLOSER = _table_of("\"'”’)]")
 _BLANK = _table_of(" \t")
+#: Whitespace: what ``\s`` matches and ``str.strip()`` removes (none lies above U+3000).
+_WHITESPACE = _table_of("".join(chr(c) for c in range(0x3001) if chr(c).isspace()))
+
+
+def _in(table: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Whether each code point is in ``table`` (one of the tables above)."""
+    return table[np.minimum(points, table.shape[0] - 1)]
+
+
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 
 
@@ -369,18 +378,16 @@ def sentence_gaps(
         return ends, at < ends
 
     # after a full stop: its closers, then whitespace up to the next character that is not
-    stops = np.flatnonzero(_STOP[np.minimum(points, _STOP.shape[0] - 1)])
+    stops = np.flatnonzero(_in(_STOP, points))
     stop_piece_ends, inside = end_of_piece(stops)
     stops, stop_piece_ends = stops[inside], stop_piece_ends[inside]
     after_closers = _run_end(points, _CLOSER, stops + 1, stop_piece_ends)
     spaced = after_closers < stop_piece_ends
-    spaced[spaced] = _WHITESPACE[
-        np.minimum(points[after_closers[spaced]], _WHITESPACE.shape[0] - 1)
-    ]
+    spaced[spaced] = _in(_WHITESPACE, points[after_closers[spaced]])
     stop_ends = np.where(
         spaced, _run_end(points, _WHITESPACE, after_closers, stop_piece_ends), stops + 1
     )
-    matched = spaced | _CJK_STOP[np.minimum(points[stops], _CJK_STOP.shape[0] - 1)]
+    matched = spaced | _in(_CJK_STOP, points[stops])
     stop_starts, stop_ends = stops[matched] + 1, stop_ends[matched]
     # blank lines: newlines with only spaces or tabs between, outside the gaps above
     lines = np.flatnonzero(points == 0x0A)
@@ -423,13 +430,12 @@ def _run_end(points: np.ndarray, table: np.ndarray, at: np.ndarray, ends: np.nda
     for _ in range(max(2, points.shape[0] // _CHARACTERS_A_STEP)):
         if not going.shape[0]:
             return at
-        going = going[table[np.minimum(points[at[going]], table.shape[0] - 1)]]
+        going = going[_in(table, points[at[going]])]
         at[going] += 1
         going = going[at[going] < ends[going]]
     if going.shape[0]:
         n = points.shape[0]
-        inside = table[np.minimum(points, table.shape[0] - 1)]
-        where = np.where(np.append(inside, False), n, np.arange(n + 1))
+        where = np.where(np.append(_in(table, points), False), n, np.arange(n + 1))
         after = np.minimum.accumulate(where[::-1])[::-1]
         at[going] = np.minimum(after[at[going]], ends[going])
     return at
@@ -486,13 +492,6 @@ def _groups(sizes: list[int], firsts: list[int]) -> np.ndarray:
     return np.array(group, dtype=np.int64)
 
 
-#: Whether each code point below 0x3001 is one that ``str.strip()`` removes (Unicode
-#: whitespace and separators; none lies above U+3000).
-_SPACE = np.array([chr(c).isspace() for c in range(0x3001)], dtype=bool)
-#: Whitespace as ``\s`` matches it, as a table like _STOP's.
-_WHITESPACE = _table_of("".join(chr(c) for c in np.flatnonzero(_SPACE).tolist()))
-
-
 def _trimmed(
     points: np.ndarray, starts: np.ndarray, ends: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -500,7 +499,7 @@ def _trimmed(
     whitespace (empty ones: start == end)."""
     if not starts.shape[0]:
         return starts, ends
-    solid = np.flatnonzero(~_SPACE[np.minimum(points, _SPACE.shape[0] - 1)] | (points >= 0x3001))
+    solid = np.flatnonzero(~_in(_WHITESPACE, points))
     if not solid.shape[0]:
         return starts, starts
     first = np.searchsorted(solid, starts, side="left")  # first solid character at or after
