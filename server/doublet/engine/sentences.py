@@ -26,6 +26,7 @@ import numpy as np
 
 from doublet.engine.chars import char_units, code_points
 from doublet.engine.joined import Joined
+from doublet.engine.point_runs import blank_lines, in_table, run_end, table_of
 from doublet.engine.units import Units
 from doublet.engine.words import words_of
 
@@ -50,26 +51,12 @@ MIN_TERMS = 4
 _SENTENCE_END = re.compile(r"[.!?。！？]([\"'”’)\]]*\s+)|[。！？]()|\n[ \t]*\n")
 
 
-def _table_of(characters: str) -> np.ndarray:
-    """Whether each code point is one of ``characters``: a table one past the largest,
-    so that any code point clipped to its end is not."""
-    table = np.zeros(max(map(ord, characters)) + 2, dtype=bool)
-    table[[ord(c) for c in characters]] = True
-    return table
-
-
 #: The characters of _SENTENCE_END as tables over code points, for ``sentence_gaps``.
-_STOP = _table_of(".!?。！？")
-_CJK_STOP = _table_of("。！？")
-_CLOSER = _table_of("\"'”’)]")
-_BLANK = _table_of(" \t")
+_STOP = table_of(".!?。！？")
+_CJK_STOP = table_of("。！？")
+_CLOSER = table_of("\"'”’)]")
 #: Whitespace: what ``\s`` matches and ``str.strip()`` removes (none lies above U+3000).
-_WHITESPACE = _table_of("".join(chr(c) for c in range(0x3001) if chr(c).isspace()))
-
-
-def _in(table: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Whether each code point is in ``table`` (one of the tables above)."""
-    return table[np.minimum(points, table.shape[0] - 1)]
+_WHITESPACE = table_of("".join(chr(c) for c in range(0x3001) if chr(c).isspace()))
 
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
@@ -378,16 +365,16 @@ def sentence_gaps(
         return ends, at < ends
 
     # after a full stop: its closers, then whitespace up to the next character that is not
-    stops = np.flatnonzero(_in(_STOP, points))
+    stops = np.flatnonzero(in_table(_STOP, points))
     stop_piece_ends, inside = end_of_piece(stops)
     stops, stop_piece_ends = stops[inside], stop_piece_ends[inside]
-    after_closers = _run_end(points, _CLOSER, stops + 1, stop_piece_ends)
+    after_closers = run_end(points, _CLOSER, stops + 1, stop_piece_ends)
     spaced = after_closers < stop_piece_ends
-    spaced[spaced] = _in(_WHITESPACE, points[after_closers[spaced]])
+    spaced[spaced] = in_table(_WHITESPACE, points[after_closers[spaced]])
     stop_ends = np.where(
-        spaced, _run_end(points, _WHITESPACE, after_closers, stop_piece_ends), stops + 1
+        spaced, run_end(points, _WHITESPACE, after_closers, stop_piece_ends), stops + 1
     )
-    matched = spaced | _in(_CJK_STOP, points[stops])
+    matched = spaced | in_table(_CJK_STOP, points[stops])
     stop_starts, stop_ends = stops[matched] + 1, stop_ends[matched]
     # blank lines: newlines with only spaces or tabs between, outside the gaps above
     lines = np.flatnonzero(points == 0x0A)
@@ -395,50 +382,11 @@ def sentence_gaps(
     gap = np.searchsorted(stop_starts, lines, side="right") - 1
     in_gap = lines < np.append(stop_ends, 0)[gap]  # the gap at or before each, if any
     lines, line_piece_ends = lines[inside & ~in_gap], line_piece_ends[inside & ~in_gap]
-    following = _run_end(points, _BLANK, lines + 1, line_piece_ends)
-    linked = np.zeros(lines.shape[0], dtype=bool)
-    linked[:-1] = (following[:-1] == lines[1:]) & (following[:-1] < line_piece_ends[:-1])
-    # in a chain of linked newlines the first pairs with the second, the third with the
-    # fourth, and so on
-    chain_begins = np.ones(lines.shape[0], dtype=bool)
-    chain_begins[1:] = ~linked[:-1]
-    number = np.arange(lines.shape[0])
-    chain_first = np.maximum.accumulate(np.where(chain_begins, number, 0))
-    pairs = np.flatnonzero(linked & ((number - chain_first) % 2 == 0))
+    pairs = blank_lines(points, lines, line_piece_ends)
     starts = np.concatenate([stop_starts, lines[pairs]])
     ends = np.concatenate([stop_ends, lines[pairs + 1] + 1])
     order = np.argsort(starts, kind="stable")
     return starts[order], ends[order]
-
-
-#: A run is followed one character at a time for one step per this many characters of
-#: the text (at least two), then the rest are found by one pass over the text: a step
-#: costs about what a pass over 4,096 characters does.
-_CHARACTERS_A_STEP = 4096
-
-
-def _run_end(points: np.ndarray, table: np.ndarray, at: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """For each of ``at``, the first position from it where the code point is not in
-    ``table`` (a boolean table over code points), at the latest its ``ends``.
-
-    Runs after a full stop or a newline are short: they are followed a character
-    at a time for all at once, and the few still going after a while by one pass
-    over the text.
-    """
-    at = at.copy()
-    going = np.flatnonzero(at < ends)
-    for _ in range(max(2, points.shape[0] // _CHARACTERS_A_STEP)):
-        if not going.shape[0]:
-            return at
-        going = going[_in(table, points[at[going]])]
-        at[going] += 1
-        going = going[at[going] < ends[going]]
-    if going.shape[0]:
-        n = points.shape[0]
-        where = np.where(np.append(_in(table, points), False), n, np.arange(n + 1))
-        after = np.minimum.accumulate(where[::-1])[::-1]
-        at[going] = np.minimum(after[at[going]], ends[going])
-    return at
 
 
 def split_each(texts: Sequence[str]) -> list[Sentences]:
@@ -499,7 +447,7 @@ def _trimmed(
     whitespace (empty ones: start == end)."""
     if not starts.shape[0]:
         return starts, ends
-    solid = np.flatnonzero(~_in(_WHITESPACE, points))
+    solid = np.flatnonzero(~in_table(_WHITESPACE, points))
     if not solid.shape[0]:
         return starts, starts
     first = np.searchsorted(solid, starts, side="left")  # first solid character at or after
