@@ -181,8 +181,16 @@ def is_cjk(cp: int) -> bool:
 
 
 def cjk_mask(symbols: np.ndarray) -> np.ndarray:
-    """Vectorized :func:`is_cjk` over folded code points."""
-    s = symbols
+    """Vectorized :func:`is_cjk` over folded code points (the ranges are tested only
+    where a symbol is past the first: in Latin text, nowhere)."""
+    mask = symbols >= 0x3040
+    if mask.any():
+        at = np.flatnonzero(mask)
+        mask[at] = _in_cjk_ranges(symbols[at])
+    return mask
+
+
+def _in_cjk_ranges(s: np.ndarray) -> np.ndarray:
     return (
         ((s >= 0x3040) & (s <= 0x30FF))
         | ((s >= 0x3400) & (s <= 0x4DBF))
