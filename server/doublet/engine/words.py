@@ -52,11 +52,35 @@ def words_of(chars: Units) -> tuple[Units, np.ndarray]:
     lengths = np.diff(np.append(first, len(chars)))
     place = np.arange(len(chars), dtype=np.uint64) - np.repeat(first.astype(np.uint64), lengths)
     with np.errstate(over="ignore"):
-        keyed = mix64(chars.symbols ^ (place << np.uint64(40)))
-        symbols = mix64(np.add.reduceat(keyed, first) + lengths.astype(np.uint64))
+        symbols = mix64(
+            np.add.reduceat(_keyed(chars.symbols, place), first) + lengths.astype(np.uint64)
+        )
     last = first + lengths - 1
     words = Units(symbols, chars.starts[first], chars.ends[last], chars.text_length)
     return words, first
+
+
+#: Each character's key, ``mix64(symbol ^ place << 40)``, made once for the common
+#: ones: symbols below _TABLE_SYMBOLS (folded ASCII letters and digits) at places
+#: below _TABLE_PLACES in their word. A lookup is a tenth of the mixing.
+_TABLE_SYMBOLS, _TABLE_PLACES = 128, 32
+_KEYS = mix64(
+    (np.arange(_TABLE_SYMBOLS, dtype=np.uint64)[:, None])
+    ^ (np.arange(_TABLE_PLACES, dtype=np.uint64)[None, :] << np.uint64(40))
+).ravel()
+
+
+def _keyed(symbols: np.ndarray, place: np.ndarray) -> np.ndarray:
+    """``mix64(symbols ^ place << 40)``: looked up where the table has it."""
+    slot = symbols * np.uint64(_TABLE_PLACES) + place
+    common = (symbols < _TABLE_SYMBOLS) & (place < _TABLE_PLACES)
+    if common.all():
+        return _KEYS[slot]
+    keyed = np.empty(symbols.shape[0], dtype=np.uint64)
+    keyed[common] = _KEYS[slot[common]]
+    rare = ~common
+    keyed[rare] = mix64(symbols[rare] ^ (place[rare] << np.uint64(40)))
+    return keyed
 
 
 def word_strings(text: str) -> list[str]:
