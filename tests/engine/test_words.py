@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from doublet.engine.chars import fold_text
-from doublet.engine.words import word_strings, word_units
+from doublet.engine.hashing import mix64
+from doublet.engine.words import _keyed, word_strings, word_units
 
 
 def spans(text: str) -> list[str]:
@@ -140,3 +141,21 @@ def test_decomposed_accent_inside_a_word_does_not_split_it() -> None:
 def test_word_span_includes_a_trailing_combining_accent() -> None:
     text = "cafe\u0301 noir"
     assert spans(text) == ["cafe\u0301", "noir"]
+
+
+@given(
+    st.lists(st.integers(0, 0x3FFFF), min_size=1, max_size=80),
+    st.lists(st.integers(0, 90), min_size=80, max_size=80),
+)
+def test_character_keys_from_the_table_are_the_mixed_ones(symbols, places) -> None:
+    """Looked up (ASCII letters and digits, early in a word) or mixed, a key is the same."""
+    symbols = np.array(symbols, dtype=np.uint64)
+    place = np.array(places[: symbols.shape[0]], dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        expected = mix64(symbols ^ (place << np.uint64(40)))
+    assert (_keyed(symbols, place) == expected).all()
+    small = symbols % np.uint64(128)
+    assert (
+        _keyed(small, place % np.uint64(32))
+        == mix64(small ^ ((place % np.uint64(32)) << np.uint64(40)))
+    ).all()
