@@ -12,10 +12,13 @@ from doublet.engine.chars import code_points
 from doublet.engine.sentences import (
     _SENTENCE_END,
     MIN_TERMS,
+    NO_TERM,
+    STOP_WORDS,
+    _stemmer,
+    _terms_of_words,
     _WordTerms,
     sentence_gaps,
     split,
-    stem,
     term_id,
     terms,
     word_terms,
@@ -25,7 +28,7 @@ from doublet.engine.sentences import (
 def test_inflections_share_a_term_and_stop_words_have_none() -> None:
     assert terms("The students were copying answers") == terms("a student copies the answer")
     assert terms("the of and is it was") == []
-    assert stem("running") == stem("runs") == "run"
+    assert terms("running") == terms("runs") == [term_id("run")]
 
 
 def test_numbers_and_single_letters_are_not_terms() -> None:
@@ -140,8 +143,8 @@ def test_sentences_are_ordered_disjoint_and_own_every_content_word(text: str) ->
     )
 )
 def test_the_word_table_answers_what_it_learned_through_every_merge(batches) -> None:
-    """New words go to a small table and reach the big one in bulk; neither loses any."""
-    table = _WordTerms(limit=10_000, recent_limit=16)
+    """New words are added batch by batch, and none is lost as the table grows."""
+    table = _WordTerms(limit=10_000)
     learned: dict[int, int] = {}
     for batch in batches:
         symbols = np.array(sorted(batch), dtype=np.uint64)
@@ -155,7 +158,7 @@ def test_the_word_table_answers_what_it_learned_through_every_merge(batches) -> 
 
 
 def test_the_word_table_is_emptied_past_its_limit_and_keeps_working() -> None:
-    table = _WordTerms(limit=40, recent_limit=8)
+    table = _WordTerms(limit=40)
     for start in range(0, 100, 10):
         symbols = np.arange(start, start + 10, dtype=np.uint64)
         table.learn(symbols, symbols.astype(np.int64) + 1)
@@ -220,3 +223,46 @@ def test_long_runs_of_whitespace_after_a_stop_are_followed_to_their_end() -> Non
     gap_starts, gap_ends = sentence_gaps(code_points(text), np.array([0]), np.array([len(text)]))
     found = list(zip(gap_starts.tolist(), gap_ends.tolist(), strict=True))
     assert found == _regex_gaps(text, pieces) and len(found) == 2
+
+
+def _term_of_word(word: str) -> int:
+    """The rule, one word at a time."""
+    if any(
+        "\u3040" <= c <= "\u30ff"
+        or "\u3400" <= c <= "\u4dbf"
+        or "\u4e00" <= c <= "\u9fff"
+        or "\uac00" <= c <= "\ud7af"
+        or "\uf900" <= c <= "\ufaff"
+        for c in word
+    ):
+        return term_id(word)
+    if word in STOP_WORDS or word.isdigit() or len(word) < 2:
+        return NO_TERM
+    return term_id(_stemmer().stemWord(word))
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "running",
+                "runs",
+                "run",
+                "the",
+                "x",
+                "1999",
+                "²³",
+                "٣٤",
+                "中",
+                "文字",
+                "ab",
+                "Ωmega",
+                "é",
+            ]
+        )
+        | st.text(alphabet="abz19中²", max_size=6),
+        max_size=30,
+    )
+)
+def test_words_get_their_terms_by_the_rule(words) -> None:
+    assert _terms_of_words(words) == [_term_of_word(word) for word in words]

@@ -27,6 +27,7 @@ import numpy as np
 from doublet.engine.chars import char_units, code_points
 from doublet.engine.joined import Joined
 from doublet.engine.point_runs import blank_lines, in_table, run_end, table_of
+from doublet.engine.symbol_table import SymbolTable
 from doublet.engine.units import Units
 from doublet.engine.words import words_of
 
@@ -69,101 +70,84 @@ def _stemmer():
     return snowballstemmer.stemmer("english")
 
 
-@lru_cache(maxsize=200_000)
-def stem(word: str) -> str:
-    return _stemmer().stemWord(word)
-
-
 NO_TERM = 0  # what a word that says nothing (a stop word, a number, one letter) maps to
 
 
 class _WordTerms:
     """Word (by its 64-bit symbol from engine/words) -> term id, shared by all documents.
 
-    Sorted arrays, so a document's distinct words are looked up at once
-    (``searchsorted``); words never seen are stemmed in Python and merged in.
-    New words go to a small table first and reach the big one a few thousand
-    at a time, so learning a document's new words does not re-sort all words
-    known. Emptied when it grows past ``limit`` words (a long-running server
-    reads many).
+    A hash table (engine/symbol_table), so every word of a batch is looked up
+    at once; words never seen are stemmed in Python and added. Emptied when it
+    grows past ``limit`` words (a long-running server reads many).
     """
 
-    def __init__(self, limit: int = 2_000_000, recent_limit: int = 8192) -> None:
+    def __init__(self, limit: int = 2_000_000) -> None:
         self.limit = limit
-        self.recent_limit = recent_limit
-        empty = (np.zeros(0, np.uint64), np.zeros(0, np.int64))
-        self._table, self._recent = empty, empty
+        self._table = SymbolTable()
 
     def lookup(self, symbols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Term ids of sorted unique ``symbols``, and a mask of those not known yet."""
-        terms = np.full(symbols.shape[0], NO_TERM, dtype=np.int64)
-        unknown = np.ones(symbols.shape[0], dtype=bool)
-        for known, known_terms in (self._table, self._recent):
-            if not known.shape[0]:
-                continue
-            at = np.minimum(np.searchsorted(known, symbols), known.shape[0] - 1)
-            found = known[at] == symbols
-            terms[found] = known_terms[at[found]]
-            unknown &= ~found
-        return terms, unknown
+        """Term ids of ``symbols``, and a mask of those not known yet."""
+        terms, known = self._table.lookup(symbols)
+        return terms, ~known
 
     def learn(self, symbols: np.ndarray, terms: np.ndarray) -> None:
-        recent = _merged(self._recent, (symbols, terms))
-        if recent[0].shape[0] <= self.recent_limit:
-            self._recent = recent
-            return
-        known = self._table
-        if known[0].shape[0] + recent[0].shape[0] > self.limit:
-            known = (known[0][:0], known[1][:0])
-        self._table = _merged(known, recent)
-        self._recent = (recent[0][:0], recent[1][:0])
-
-
-def _merged(
-    table: tuple[np.ndarray, np.ndarray], more: tuple[np.ndarray, np.ndarray]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Two (sorted symbols, terms) tables with no symbol in common, as one."""
-    symbols = np.concatenate([table[0], more[0]])
-    order = np.argsort(symbols, kind="stable")
-    return symbols[order], np.concatenate([table[1], more[1]])[order]
+        """Keep the terms of distinct ``symbols`` not known yet."""
+        if len(self._table) + symbols.shape[0] > self.limit:
+            self._table = SymbolTable()
+        self._table.add(symbols, terms)
 
 
 _WORD_TERMS = _WordTerms()
 
 
-def _term_of_word(word: str) -> int:
-    if _CJK.search(word):
-        return term_id(word)  # one CJK character: a term of its own
-    if word in STOP_WORDS or word.isdigit() or len(word) < 2:
-        return NO_TERM
-    return term_id(stem(word))
+def _terms_of_words(words: list[str]) -> list[int]:
+    """Each word's term id: a CJK character is a term of its own; a stop word, a number
+    or one letter says nothing (NO_TERM); any other word is its stem. Stems are made
+    for all words at once (one call into the stemmer's C loop)."""
+    found = [NO_TERM] * len(words)
+    to_stem, at = [], []
+    for i, word in enumerate(words):
+        if _CJK.search(word):
+            found[i] = term_id(word)
+        elif not (word in STOP_WORDS or word.isdigit() or len(word) < 2):
+            to_stem.append(word)
+            at.append(i)
+    ids: dict[str, int] = {}  # words of one stem share it
+    for i, stemmed in zip(at, _stemmer().stemWords(to_stem), strict=True):
+        found[i] = ids.get(stemmed) or ids.setdefault(stemmed, term_id(stemmed))
+    return found
 
 
 def word_terms(text: str, chars: Units | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(text offset, term id) of every content word of ``text``.
 
     Words come from the folded characters (engine/words; ``chars`` if the
-    caller has them already), so a stem is looked up once per distinct word of
-    the document, not once per occurrence.
+    caller has them already), and each is looked up by its symbol: a word is
+    stemmed once per process, not once per occurrence.
     """
     chars = char_units(text) if chars is None else chars
     words, first_char = words_of(chars)
     if not len(words):
         nothing = np.zeros(0, dtype=np.int64)
         return nothing, nothing
-    distinct, first, inverse = np.unique(words.symbols, return_index=True, return_inverse=True)
-    table, unknown = _WORD_TERMS.lookup(distinct)
+    ids, unknown = _WORD_TERMS.lookup(words.symbols)
     if unknown.any():
-        # the new words' folded letters, sliced from the folded text made at once
-        # (not the whole text as a list of numbers for each batch with a new word)
+        # each new word once, its folded letters sliced from the folded text made at
+        # once (not the whole text as a list of numbers for each batch with a new word)
+        missing = np.flatnonzero(unknown)
+        new, first, inverse = np.unique(
+            words.symbols[missing], return_index=True, return_inverse=True
+        )
         letters = chars.symbols.astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
-        new = np.flatnonzero(unknown)
-        word = first[new]
+        word = missing[first]
         starts = first_char[word].tolist()
         ends = np.append(first_char[1:], len(chars))[word].tolist()
-        table[new] = [_term_of_word(letters[a:b]) for a, b in zip(starts, ends, strict=True)]
-        _WORD_TERMS.learn(distinct[new], table[new])
-    ids = table[inverse]
+        learned = np.array(
+            _terms_of_words([letters[a:b] for a, b in zip(starts, ends, strict=True)]),
+            dtype=np.int64,
+        )
+        _WORD_TERMS.learn(new, learned)
+        ids[missing] = learned[inverse]
     keep = ids != NO_TERM
     return words.starts[keep], ids[keep]
 
