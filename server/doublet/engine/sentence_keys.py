@@ -74,10 +74,11 @@ def sentence_keys(sentences: Sentences, unit_starts: np.ndarray, salt: int) -> S
     if not len(sentences):
         return SentenceKeys.empty()
     # each (sentence, term) once, as one number: sentence × width + the term's place
-    # among the sorted distinct terms (one sort of numbers, not two of pairs)
+    # among the sorted distinct terms (one sort of numbers, not two of pairs); they
+    # come in runs of a sentence, which a stable sort (timsort) merges fastest
     vocabulary, term = np.unique(sentences.term_ids, return_inverse=True)
     width = vocabulary.shape[0]
-    cells = np.sort(sentences.owners * width + term)
+    cells = np.sort(sentences.owners * width + term, kind="stable")
     distinct = np.ones(cells.shape[0], dtype=bool)
     distinct[1:] = cells[1:] != cells[:-1]
     cells = cells[distinct]
