@@ -170,10 +170,13 @@ def _prepared_as_alone(together: Document, alone: Document) -> None:
         st.tuples(TEXTS, st.sampled_from(range(len(MODES_CUT_TOGETHER)))), min_size=1, max_size=6
     ),
     join_chars=JOIN_LIMITS,
+    fingerprints=st.booleans(),
 )
 def test_documents_prepared_together_for_aligning_are_each_as_alone(
-    documents: list[tuple[str, int]], join_chars: int
+    documents: list[tuple[str, int]], join_chars: int, fingerprints: bool
 ) -> None:
+    """With or without their fingerprints (a candidate sharing sentences only)."""
+
     def made() -> list[Document]:
         return [
             Document(f"d{i}.txt", text, MODES_CUT_TOGETHER[m])
@@ -182,10 +185,12 @@ def test_documents_prepared_together_for_aligning_are_each_as_alone(
 
     together = made()
     with patch.object(document_module, "JOIN_CHARS", join_chars):
-        prepare_together(together)
+        prepare_together(together, fingerprints=fingerprints)
     for prepared, alone in zip(together, made(), strict=True):
         if prepared.mode.paraphrase:
             assert prepared._sentences is not None  # made here, not when asked for
+            if not fingerprints:  # not made now: made alone when asked for
+                assert prepared._fingerprints is None
             _prepared_as_alone(prepared, alone)
 
 

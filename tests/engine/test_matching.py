@@ -19,7 +19,7 @@ from doublet.engine.candidates import boilerplate_limit, pairing_limit
 from doublet.engine.comparison import PairResult, compare
 from doublet.engine.document import Document
 from doublet.engine.index import Index, Role
-from doublet.engine.matching import Settings, all_pairs, similar
+from doublet.engine.matching import Settings, Unavailable, all_pairs, similar
 from doublet.engine.modes import MODES
 
 PROSE = MODES["prose"]
@@ -283,3 +283,23 @@ def test_a_paragraph_repeated_in_a_third_document_does_not_hide_a_pair() -> None
     ]
     assert compare(documents[0], documents[1]).passages
     assert ("a", "b") in {(r.a.name, r.b.name) for r in scan(documents)}
+
+
+def test_a_document_the_loader_can_no_longer_give_is_left_out_of_similar(caplog) -> None:
+    """The other candidates are still aligned (read and cut up together first)."""
+    documents = collection([[0, 1, 2], [0, 1, 2, 3], [1, 2, 4], [5, 6]])
+    index = Index()
+    for document in documents:
+        index.add(document.name, document.keys, document.mode)
+    by_name = {d.name: d for d in documents}
+
+    def load(name: str) -> Document:
+        if name == "doc01":
+            raise Unavailable(f"{name}: gone for a moment")
+        return Document(name, by_name[name].text, PROSE)  # read again, as a workspace does
+
+    found = similar(index, by_name["doc00"], Role(), load, Settings(EVERYTHING))
+    assert [r.b.name for r in found] == ["doc02"]
+    assert "doc01: gone for a moment" in caplog.text
+    everything = similar(index, by_name["doc00"], Role(), by_name.__getitem__, Settings(EVERYTHING))
+    assert sorted(r.b.name for r in everything) == ["doc01", "doc02"]

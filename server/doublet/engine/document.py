@@ -217,10 +217,11 @@ def _parts(documents: list[Document]) -> list[list[Document]]:
     return parts
 
 
-def prepare_together(documents: Sequence[Document]) -> None:
+def prepare_together(documents: Sequence[Document], fingerprints: bool = True) -> None:
     """Make at once, for many documents, what aligning them asks of each: sentences (for
     the paraphrase stage) and, where the mode cuts characters, fingerprints with their
-    text offsets; and the sentences' term counts. A scan aligns thousands of short
+    text offsets (unless not ``fingerprints``: documents only compared sentence by
+    sentence); and the sentences' term counts. A scan aligns thousands of short
     documents, and one at a time these cost more in numpy calls than in work
     (engine/joined). Units are not kept: they are the largest part, and only documents
     with a passage need them."""
@@ -228,7 +229,7 @@ def prepare_together(documents: Sequence[Document]) -> None:
     together: dict[Mode, list[Document]] = {}
     alone = []
     for document in wanting:
-        if document.mode.units_from_chars and document._fingerprints is None:
+        if fingerprints and document.mode.units_from_chars and document._fingerprints is None:
             together.setdefault(document.mode, []).append(document)
         else:
             alone.append(document)

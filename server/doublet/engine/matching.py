@@ -20,7 +20,7 @@ import numpy as np
 
 from doublet.engine.candidates import Candidate, all_candidates, candidates_of
 from doublet.engine.comparison import PairResult, compare
-from doublet.engine.document import Document
+from doublet.engine.document import Document, prepare_together
 from doublet.engine.fingerprints import Fingerprints
 from doublet.engine.index import Index, Role, keys_of
 
@@ -122,12 +122,21 @@ def similar(
     candidates, ignored = candidates_of(
         index, document.name, document.keys, document.mode, role, settings.max_docs
     )
+    others = _loaded([candidate.b for candidate in candidates], load)
+    if settings.paraphrase:  # the candidates read for the first time, cut up together
+        for copied in (True, False):  # (those with no seeds of a copy need no fingerprints)
+            prepare_together(
+                [
+                    others[c.b]
+                    for c in candidates
+                    if others[c.b] is not None and (c.fingerprint_seeds > 0) == copied
+                ],
+                fingerprints=copied,
+            )
     results = []
     for candidate in candidates:
-        try:
-            other = load(candidate.b)
-        except Unavailable as exc:
-            log.warning("left out of the comparison: %s", exc)
+        other = others[candidate.b]
+        if other is None:
             continue
         fingerprints = None
         if candidate.fingerprint_seeds or ignored.shape[0]:
@@ -138,6 +147,18 @@ def similar(
             results.append(result)
     results.sort(key=lambda r: (-r.resemblance.score, -r.longest, r.b.name))
     return results
+
+
+def _loaded(names: list[str], load: Callable[[str], Document]) -> dict[str, Document | None]:
+    """The documents of ``names``; None for one the loader can no longer give (logged)."""
+    documents: dict[str, Document | None] = {}
+    for name in names:
+        try:
+            documents[name] = load(name)
+        except Unavailable as exc:
+            log.warning("left out of the comparison: %s", exc)
+            documents[name] = None
+    return documents
 
 
 def _align(
