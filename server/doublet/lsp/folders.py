@@ -31,6 +31,7 @@ from typing import Any, Protocol
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
+from doublet import parallel
 from doublet.config import DEFAULTS, Config, ConfigError
 from doublet.config import load as load_config
 from doublet.lsp.settings import Settings
@@ -414,7 +415,8 @@ class Folder:
             project.reset_index()
         with project.lock:
             keep = set(self.host.buffers(self)) & set(project.index.names())
-        changes = project.refresh(_Counting(report) if report else None, keep=keep)
+        with parallel.in_background():  # the editor's requests come first
+            changes = project.refresh(_Counting(report) if report else None, keep=keep)
         # not the editor's own updates meanwhile: they are saved when edits pause, and
         # saving 100,000 documents right after the start-up slowed every edit made then
         self._disk_changed_index = changes.index_changed
