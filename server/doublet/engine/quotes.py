@@ -142,7 +142,7 @@ def quoted_mask(
     ``pieces``: the ``[start, end)`` of each document when ``text`` is several joined
     (engine/joined); quotations are looked for in each alone.
     """
-    spans = quotation_spans(code_points(text), pieces or [(0, len(text))])
+    spans = quotation_spans(code_points(text), [(0, len(text))] if pieces is None else pieces)
     if not spans.shape[0]:
         return np.zeros(starts.shape[0], dtype=bool)
     # spans come in order and never overlap: the text is runs outside and inside them
