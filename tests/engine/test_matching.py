@@ -11,10 +11,12 @@ import itertools
 import random
 import string
 from pathlib import Path
+from unittest.mock import patch
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from doublet.engine import matching as matching_module
 from doublet.engine.candidates import boilerplate_limit, pairing_limit
 from doublet.engine.comparison import PairResult, compare
 from doublet.engine.document import Document
@@ -303,3 +305,22 @@ def test_a_document_the_loader_can_no_longer_give_is_left_out_of_similar(caplog)
     assert "doc01: gone for a moment" in caplog.text
     everything = similar(index, by_name["doc00"], Role(), by_name.__getitem__, Settings(EVERYTHING))
     assert sorted(r.b.name for r in everything) == ["doc01", "doc02"]
+
+
+@settings(max_examples=15, deadline=None)
+@given(compositions, st.integers(1, 3))
+def test_similar_gives_the_same_answer_whatever_number_of_candidates_it_reads_at_once(
+    compositions, batch
+) -> None:
+    documents = collection(compositions)
+    index = Index()
+    for document in documents:
+        index.add(document.name, document.keys, document.mode)
+
+    def asked(query_batch: int) -> list[tuple]:
+        fresh = {d.name: Document(d.name, d.text, PROSE) for d in documents}  # none cut up yet
+        with patch.object(matching_module, "QUERY_BATCH", query_batch):
+            found = similar(index, fresh["doc00"], Role(), fresh.__getitem__, Settings(EVERYTHING))
+        return [(r.b.name, r.a_covered, r.b_covered, r.passages) for r in found]
+
+    assert asked(batch) == asked(1_000)

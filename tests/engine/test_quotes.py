@@ -38,9 +38,9 @@ def test_a_quotation_longer_than_the_limit_is_not_one():
 
 @given(st.text(alphabet='ab "“”\n', max_size=200))
 def test_mask_marks_exactly_the_offsets_inside_spans(text):
-    starts = np.arange(len(text), dtype=np.int64)
+    starts = np.arange(len(text) + 1, dtype=np.int64)  # the end too: inside nothing
     mask = quoted_mask(text, starts)
-    inside = np.zeros(len(text), dtype=bool)
+    inside = np.zeros(len(text) + 1, dtype=bool)
     for a, b in quoted_spans(text):
         inside[a:b] = True
     assert (mask == inside).all()

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import random
+import string
+import sys
+import threading
 from itertools import pairwise
 
 import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from doublet.engine import sentences as sentences_module
 from doublet.engine.chars import code_points
 from doublet.engine.sentences import (
     _SENTENCE_END,
@@ -266,3 +271,40 @@ def _term_of_word(word: str) -> int:
 )
 def test_words_get_their_terms_by_the_rule(words) -> None:
     assert _terms_of_words(words) == [_term_of_word(word) for word in words]
+
+
+def test_two_threads_learning_words_at_once_get_the_terms_one_thread_gets(monkeypatch) -> None:
+    """A language server keys files on one thread while it answers an edit on another:
+    the shared word table must neither lose nor garble a word."""
+    rng = random.Random(0)
+
+    def words() -> str:  # 300 new words, most never seen before
+        letters = string.ascii_lowercase
+        return " ".join("".join(rng.choices(letters, k=rng.randint(4, 9))) for _ in range(300))
+
+    texts = [words() for _ in range(40)]
+    expected = [word_terms(text)[1] for text in texts]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    wrong = []
+    try:
+        for _ in range(20):
+            monkeypatch.setattr(sentences_module, "_WORD_TERMS", _WordTerms())  # all new again
+
+            def key_all() -> None:
+                for text, terms in zip(texts, expected, strict=True):
+                    try:
+                        if not np.array_equal(word_terms(text)[1], terms):
+                            wrong.append(text[:20])
+                    except Exception as exc:  # a torn table: an index out of bounds
+                        wrong.append(repr(exc))
+
+            threads = [threading.Thread(target=key_all) for _ in range(2)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert wrong == []
+    assert all(np.array_equal(word_terms(t)[1], e) for t, e in zip(texts, expected, strict=True))

@@ -182,7 +182,7 @@ def is_cjk(cp: int) -> bool:
 
 def cjk_mask(symbols: np.ndarray) -> np.ndarray:
     """Vectorized :func:`is_cjk` over folded code points (the ranges are tested only
-    where a symbol is past the first: in Latin text, nowhere)."""
+    where a symbol is at least U+3040, where the first begins: in Latin text, nowhere)."""
     mask = symbols >= 0x3040
     if mask.any():
         at = np.flatnonzero(mask)

@@ -108,6 +108,11 @@ def align_each(
         yield _align(a, b, fingerprints, candidate, settings)
 
 
+#: Candidates of one question read and cut up together at most: what they hold at
+#: once stays bounded however many there are.
+QUERY_BATCH = 64
+
+
 def similar(
     index: Index,
     document: Document,
@@ -122,29 +127,32 @@ def similar(
     candidates, ignored = candidates_of(
         index, document.name, document.keys, document.mode, role, settings.max_docs
     )
-    others = _loaded([candidate.b for candidate in candidates], load)
-    if settings.paraphrase:  # the candidates read for the first time, cut up together
-        for copied in (True, False):  # (those with no seeds of a copy need no fingerprints)
-            prepare_together(
-                [
-                    others[c.b]
-                    for c in candidates
-                    if others[c.b] is not None and (c.fingerprint_seeds > 0) == copied
-                ],
-                fingerprints=copied,
-            )
+    mine = without(document.fingerprints, ignored) if ignored.shape[0] and candidates else None
     results = []
-    for candidate in candidates:
-        other = others[candidate.b]
-        if other is None:
-            continue
-        fingerprints = None
-        if candidate.fingerprint_seeds or ignored.shape[0]:
-            mine = without(document.fingerprints, ignored)
-            fingerprints = (mine, without(other.fingerprints, ignored))
-        result = _align(document, other, fingerprints, candidate, settings)
-        if _reported(result, settings):
-            results.append(result)
+    for at in range(0, len(candidates), QUERY_BATCH):
+        batch = candidates[at : at + QUERY_BATCH]
+        others = _loaded([candidate.b for candidate in batch], load)
+        if settings.paraphrase:  # the candidates read for the first time, cut up together
+            for copied in (True, False):  # those with no seeds of a copy need no fingerprints
+                prepare_together(
+                    [
+                        others[c.b]
+                        for c in batch
+                        if others[c.b] is not None and (c.fingerprint_seeds > 0) == copied
+                    ],
+                    fingerprints=copied,
+                )
+        for candidate in batch:
+            other = others[candidate.b]
+            if other is None:
+                continue
+            fingerprints = None
+            if candidate.fingerprint_seeds or ignored.shape[0]:
+                own = mine if mine is not None else document.fingerprints
+                fingerprints = (own, without(other.fingerprints, ignored))
+            result = _align(document, other, fingerprints, candidate, settings)
+            if _reported(result, settings):
+                results.append(result)
     results.sort(key=lambda r: (-r.resemblance.score, -r.longest, r.b.name))
     return results
 

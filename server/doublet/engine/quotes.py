@@ -146,7 +146,7 @@ def quoted_mask(
     if not spans.shape[0]:
         return np.zeros(starts.shape[0], dtype=bool)
     # spans come in order and never overlap: the text is runs outside and inside them
-    bounds = np.concatenate([[0], spans.ravel(), [len(text)]])
+    bounds = np.concatenate([[0], spans.ravel(), [len(text) + 1]])
     inside = np.zeros(bounds.shape[0] - 1, dtype=bool)
     inside[1::2] = True
     return np.repeat(inside, np.diff(bounds))[starts]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -74,7 +75,9 @@ NO_TERM = 0  # what a word that says nothing (a stop word, a number, one letter)
 
 
 class _WordTerms:
-    """Word (by its 64-bit symbol from engine/words) -> term id, shared by all documents.
+    """Word (by its 64-bit symbol from engine/words) -> term id, shared by all documents
+    and threads (a language server keys files on its indexer thread while it answers
+    an edit on another).
 
     A hash table (engine/symbol_table), so every word of a batch is looked up
     at once; words never seen are stemmed in Python and added. Emptied when it
@@ -84,17 +87,22 @@ class _WordTerms:
     def __init__(self, limit: int = 2_000_000) -> None:
         self.limit = limit
         self._table = SymbolTable()
+        self._lock = threading.Lock()  # the table is changed in place
 
     def lookup(self, symbols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Term ids of ``symbols``, and a mask of those not known yet."""
-        terms, known = self._table.lookup(symbols)
+        with self._lock:
+            terms, known = self._table.lookup(symbols)
         return terms, ~known
 
     def learn(self, symbols: np.ndarray, terms: np.ndarray) -> None:
-        """Keep the terms of distinct ``symbols`` not known yet."""
-        if len(self._table) + symbols.shape[0] > self.limit:
-            self._table = SymbolTable()
-        self._table.add(symbols, terms)
+        """Keep the terms of distinct ``symbols`` (another thread may have learned some
+        of them since they were looked up)."""
+        with self._lock:
+            if len(self._table) + symbols.shape[0] > self.limit:
+                self._table = SymbolTable()
+            _, known = self._table.lookup(symbols)
+            self._table.add(symbols[~known], terms[~known])
 
 
 _WORD_TERMS = _WordTerms()
@@ -112,7 +120,7 @@ def _terms_of_words(words: list[str]) -> list[int]:
         elif not (word in STOP_WORDS or word.isdigit() or len(word) < 2):
             to_stem.append(word)
             at.append(i)
-    ids: dict[str, int] = {}  # words of one stem share it
+    ids: dict[str, int] = {}  # each stem hashed once
     for i, stemmed in zip(at, _stemmer().stemWords(to_stem), strict=True):
         found[i] = ids.get(stemmed) or ids.setdefault(stemmed, term_id(stemmed))
     return found
@@ -123,7 +131,7 @@ def word_terms(text: str, chars: Units | None = None) -> tuple[np.ndarray, np.nd
 
     Words come from the folded characters (engine/words; ``chars`` if the
     caller has them already), and each is looked up by its symbol: a word is
-    stemmed once per process, not once per occurrence.
+    stemmed the first time a process meets it, not at every occurrence.
     """
     chars = char_units(text) if chars is None else chars
     words, first_char = words_of(chars)

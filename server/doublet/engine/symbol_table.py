@@ -6,7 +6,8 @@ arrays had to sort the words first (``np.unique``) to search them. Symbols are
 hashes already (engine/words), so their low bits are the home slot.
 
 Symbol 0 marks an empty slot and is never stored: it is never found, and its
-caller works it out again each time (one symbol in 2^64).
+caller works it out again each time (one symbol in 2^64). A table is changed in
+place: threads that share one take a lock around it.
 """
 
 from __future__ import annotations
