@@ -147,7 +147,7 @@ def test_sentences_are_ordered_disjoint_and_own_every_content_word(text: str) ->
         max_size=25,
     )
 )
-def test_the_word_table_answers_what_it_learned_through_every_merge(batches) -> None:
+def test_the_word_table_answers_what_it_learned_as_it_grows(batches) -> None:
     """New words are added batch by batch, and none is lost as the table grows."""
     table = _WordTerms(limit=10_000)
     learned: dict[int, int] = {}
