@@ -22,6 +22,16 @@ def in_table(table: np.ndarray, points: np.ndarray) -> np.ndarray:
     return np.take(table, points, mode="clip")
 
 
+def piece_ends_of(
+    at: np.ndarray, piece_starts: np.ndarray, piece_ends: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """For positions ``at``, the end of the piece holding each (pieces ascending, never
+    overlapping), and whether one holds it."""
+    piece = np.searchsorted(piece_starts, at, side="right") - 1
+    ends = np.append(piece_ends, 0)[piece]  # before every piece (-1): none holds it
+    return ends, at < ends
+
+
 #: Spaces and tabs: what lies between the two newlines of a blank line.
 BLANK = table_of(" \t")
 

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from doublet.engine.chars import code_points
-from doublet.engine.point_runs import blank_lines
+from doublet.engine.point_runs import blank_lines, piece_ends_of
 
 #: Opening mark -> closing mark. Straight double quotes open and close alike.
 PAIRS = {
@@ -70,9 +70,8 @@ def quotation_spans(
     # than a lookup of every character)
     at = np.flatnonzero((points == 0x22) | (points > 0xAA))
     at = at[np.take(_MARK_NUMBER, points[at], mode="clip") > 0]
-    piece = np.searchsorted(piece_starts, at, side="right") - 1
-    inside = (piece >= 0) & (at < np.append(piece_ends, 0)[piece])
-    at, piece = at[inside], piece[inside]
+    ends, inside = piece_ends_of(at, piece_starts, piece_ends)
+    at, ends = at[inside], ends[inside]
     number = _MARK_NUMBER[points[at]]
     opens = _CLOSED_BY[number] > 0
     opening, closed_by = at[opens], _CLOSED_BY[number[opens]]
@@ -81,7 +80,7 @@ def quotation_spans(
     # where each opening mark's paragraph ends
     breaks = _paragraph_breaks(points, piece_starts, piece_ends)
     stops = np.minimum(
-        piece_ends[piece[opens]],
+        ends[opens],
         np.append(breaks, points.shape[0])[np.searchsorted(breaks, opening, side="right")],
     )
     # each opening mark's closing mark: the first one after it, if within both limits
@@ -113,9 +112,7 @@ def _paragraph_breaks(
 ) -> np.ndarray:
     """Where each blank line that ends a paragraph begins, in every piece."""
     lines = np.flatnonzero(points == 0x0A)
-    piece = np.searchsorted(piece_starts, lines, side="right") - 1
-    ends = np.append(piece_ends, 0)[piece]
-    inside = (piece >= 0) & (lines < ends)
+    ends, inside = piece_ends_of(lines, piece_starts, piece_ends)
     lines, ends = lines[inside], ends[inside]
     return lines[blank_lines(points, lines, ends)]
 

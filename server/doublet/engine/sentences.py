@@ -27,7 +27,7 @@ import numpy as np
 
 from doublet.engine.chars import char_units, code_points
 from doublet.engine.joined import Joined
-from doublet.engine.point_runs import blank_lines, in_table, run_end, table_of
+from doublet.engine.point_runs import blank_lines, in_table, piece_ends_of, run_end, table_of
 from doublet.engine.symbol_table import SymbolTable
 from doublet.engine.units import Units
 from doublet.engine.words import words_of
@@ -350,15 +350,9 @@ def sentence_gaps(
     pieces apart or adjacent, never overlapping.
     """
 
-    def end_of_piece(at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The end of the piece holding each of ``at``, and whether one holds it."""
-        piece = np.searchsorted(piece_starts, at, side="right") - 1
-        ends = np.append(piece_ends, 0)[piece]  # before every piece (-1): none holds it
-        return ends, at < ends
-
     # after a full stop: its closers, then whitespace up to the next character that is not
     stops = np.flatnonzero(in_table(_STOP, points))
-    stop_piece_ends, inside = end_of_piece(stops)
+    stop_piece_ends, inside = piece_ends_of(stops, piece_starts, piece_ends)
     stops, stop_piece_ends = stops[inside], stop_piece_ends[inside]
     after_closers = run_end(points, _CLOSER, stops + 1, stop_piece_ends)
     spaced = after_closers < stop_piece_ends
@@ -370,7 +364,7 @@ def sentence_gaps(
     stop_starts, stop_ends = stops[matched] + 1, stop_ends[matched]
     # blank lines: newlines with only spaces or tabs between, outside the gaps above
     lines = np.flatnonzero(points == 0x0A)
-    line_piece_ends, inside = end_of_piece(lines)
+    line_piece_ends, inside = piece_ends_of(lines, piece_starts, piece_ends)
     gap = np.searchsorted(stop_starts, lines, side="right") - 1
     in_gap = lines < np.append(stop_ends, 0)[gap]  # the gap at or before each, if any
     lines, line_piece_ends = lines[inside & ~in_gap], line_piece_ends[inside & ~in_gap]
