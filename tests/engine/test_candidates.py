@@ -490,3 +490,90 @@ def test_sentence_seeds_of_two_pairs_are_never_taken_for_one() -> None:
     at_b = np.repeat(np.array([58, 56], dtype=np.uint32), SEED_BANDS)
     pairs, seeds = _sentence_seeds([_sentence_pairs(groups, at_a, at_b)])
     assert pairs.tolist() == [57, 59] and seeds.tolist() == [1, 1]
+
+
+def _plain_postings(keys: np.ndarray, docs: np.ndarray, ignored: np.ndarray) -> tuple:
+    """The rule ``_Postings.without_keys`` and ``of`` follow, one posting at a time: keys
+    not ignored, the first MAX_REPEATS of each (key, document); per distinct key, where
+    its run starts, its postings and its documents."""
+    from doublet.engine.candidates import MAX_REPEATS
+
+    kept, seen = [], {}
+    for i, (key, doc) in enumerate(zip(keys.tolist(), docs.tolist(), strict=True)):
+        if key in set(ignored.tolist()):
+            continue
+        seen[key, doc] = seen.get((key, doc), 0) + 1
+        if seen[key, doc] <= MAX_REPEATS:
+            kept.append(i)
+    runs: dict[int, list[int]] = {}
+    for at, i in enumerate(kept):
+        runs.setdefault(int(keys[i]), []).append(at)
+    starts = [run[0] for run in runs.values()]
+    counts = [len(run) for run in runs.values()]
+    documents = [len({int(docs[kept[at]]) for at in run}) for run in runs.values()]
+    return kept, starts, counts, documents
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 2), st.integers(0, 50)), max_size=80),
+    st.sets(st.integers(0, 6), max_size=3),
+    st.sampled_from([1, 2, 3, 7, 1 << 20]),
+)
+def test_postings_without_keys_follow_the_plain_rule(
+    postings: list[tuple[int, int, int]], ignored: set[int], slice_size: int
+) -> None:
+    """Counted a slice at a time (any slice size), the same runs, counts, documents and
+    kept postings as the rule taken one posting at a time."""
+    from doublet.engine import candidates as candidates_module
+    from doublet.engine.candidates import _Postings
+
+    rows = sorted(postings)
+    keys = np.array([r[0] for r in rows], dtype=np.uint32)
+    docs = np.array([r[1] for r in rows], dtype=np.int32)
+    positions = np.array([r[2] for r in rows], dtype=np.uint32)
+    ignoring = np.array(sorted(ignored), dtype=np.uint32)
+    original = candidates_module._SLICE
+    candidates_module._SLICE = slice_size
+    try:
+        found = _Postings.of(keys, docs, positions).without_keys(ignoring)
+    finally:
+        candidates_module._SLICE = original
+    kept, starts, counts, documents = _plain_postings(keys, docs, ignoring)
+    assert found.keys.tolist() == keys[kept].tolist()
+    assert found.docs.tolist() == docs[kept].tolist()
+    assert found.positions.tolist() == positions[kept].tolist()
+    assert found.starts.tolist() == starts and found.counts.tolist() == counts
+    assert found.documents.tolist() == documents
+    if kept:
+        assert found.starts.dtype == found.counts.dtype == found.documents.dtype == np.int32
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=60),
+    st.sampled_from([1, 2, 5, 1 << 20]),
+)
+def test_set_sums_counted_a_slice_at_a_time_are_the_sets(
+    postings: list[tuple[int, int]], slice_size: int
+) -> None:
+    """Each document's sum names its set of keys (repeats counted once) and counts them,
+    wherever the slices cut a run of one key in one document."""
+    from doublet.engine import candidates as candidates_module
+    from doublet.engine.candidates import set_sums
+    from doublet.engine.hashing import mix64
+
+    rows = sorted(postings)
+    keys = np.array([r[0] for r in rows], dtype=np.uint32)
+    owners = np.array([r[1] for r in rows], dtype=np.int32)
+    original = candidates_module._SLICE
+    candidates_module._SLICE = slice_size
+    try:
+        summed, held = set_sums(keys, owners, 6)
+    finally:
+        candidates_module._SLICE = original
+    for doc in range(6):
+        own = sorted({k for k, d in rows if d == doc})
+        mixed = mix64(np.array(own, dtype=np.uint64), 2)
+        assert int(held[doc]) == len(own)
+        assert int(summed[doc]) == int(mixed.sum(dtype=np.uint64)) if own else summed[doc] == 0

@@ -632,3 +632,24 @@ def test_a_sort_shared_between_threads_sorts_as_one(values, threshold) -> None:
     finally:
         index_module.THREADED_SORT_FROM = original
     assert packed.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("slice_size", [3, 1 << 21])
+def test_live_postings_leave_out_removed_documents_slice_by_slice(monkeypatch, slice_size):
+    """Written in place a slice at a time and cut to the live ones: the same postings
+    as an index of the remaining documents alone."""
+    monkeypatch.setattr(index_module, "COMPACT_SHARE", 10.0)  # the removed stay in the base
+    monkeypatch.setattr(index_module, "_SLICE", slice_size)
+    texts = {f"d{i}.txt": " ".join(UNRELATED_SENTENCES[i : i + 6]) for i in range(6)}
+    index, alone = Index(), Index()
+    for name, text in texts.items():
+        index.add(name, document(name, text).keys, PROSE)
+        if name not in ("d1.txt", "d4.txt"):
+            alone.add(name, document(name, text).keys, PROSE)
+    index.remove("d1.txt")
+    index.remove("d4.txt")
+    for kind in KINDS:
+        keys, ids, positions = index.live_postings(kind)
+        assert (keys.dtype, ids.dtype, positions.dtype) == (np.uint32, np.int32, np.uint32)
+        assert postings_by_name(index, kind) == postings_by_name(alone, kind)
+        assert len(keys) == len(alone.live_postings(kind)[0]) > 0 or kind != FINGERPRINTS

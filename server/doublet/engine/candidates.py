@@ -97,6 +97,10 @@ SENTENCE_PAIRING = 30
 #: memory stays about 16 bytes a seed times this (the seeds of the 100,000-document
 #: folder need 1.4 GB at once).
 PAIRS_PER_PART = 8_000_000
+#: Pairs of postings made at once (:meth:`_Postings.pairs`): the 24.7 million of the
+#: 100,000-document folder's sentence keys were made a size of key at a time, 875,000
+#: keys of two postings in one go, in each part.
+PAIRS_PER_CHUNK = 1 << 20
 #: A pair needs one sentence seed for every this many pairs of keyed sentences it
 #: has: two long texts on one topic share a loosely alike pair of sentences by
 #: chance (two 20 KB pieces of one novel, 200 sentences each, need 4 seeds; two
@@ -218,29 +222,41 @@ class _Postings:
         if keys.shape[0] == 0:
             nothing = np.zeros(0, np.int64)
             return _Postings(keys, docs, positions, nothing, nothing, nothing)
-        new_key = np.r_[True, keys[1:] != keys[:-1]]
-        starts = np.flatnonzero(new_key)
-        counts = np.diff(np.r_[starts, keys.shape[0]])
-        new_doc = new_key | np.r_[True, docs[1:] != docs[:-1]]
-        documents = np.add.reduceat(new_doc.astype(np.int64), starts)
-        if keys.shape[0] < 2**31:  # per distinct key: half the memory (millions of keys)
-            starts, counts = starts.astype(np.int32), counts.astype(np.int32)
-            documents = documents.astype(np.int32)
+        # a folder's postings are tens of millions: masks of one byte each, counts in
+        # 32 bits, and no copy of what is already the right type
+        new_key = np.empty(keys.shape[0], dtype=bool)
+        new_key[0] = True
+        np.not_equal(keys[1:], keys[:-1], out=new_key[1:])
+        small = keys.shape[0] < 2**31  # per distinct key: half the memory (millions of keys)
+        starts = _true_at(new_key, np.int32 if small else np.int64)
+        counts = np.diff(starts, append=starts.dtype.type(keys.shape[0]))
+        new_doc = new_key
+        new_doc[1:] |= docs[1:] != docs[:-1]
+        documents = _trues_per_run(new_doc, starts)
+        del new_key, new_doc
         # half the memory for the pairs made of them (ids and positions fit 32 bits)
-        docs = docs.astype(np.int32) if docs.max() < 2**31 else docs
-        return _Postings(keys, docs, positions.astype(np.uint32), starts, counts, documents)
+        docs = docs.astype(np.int32, copy=False) if docs.max() < 2**31 else docs
+        positions = positions.astype(np.uint32, copy=False)
+        return _Postings(keys, docs, positions, starts, counts, documents)
 
     def without_keys(self, ignored: np.ndarray) -> _Postings:
         """The postings minus those of ``ignored`` keys, and at most MAX_REPEATS
         positions per key and document (text repeated inside one file — a table,
         a refrain — would otherwise make pairs grow with the square of it)."""
-        keep = ~np.isin(self.keys, ignored)
-        new_group = np.r_[
-            True, (self.keys[1:] != self.keys[:-1]) | (self.docs[1:] != self.docs[:-1])
-        ]
-        group_start = np.maximum.accumulate(np.where(new_group, np.arange(new_group.shape[0]), 0))
-        keep &= np.arange(new_group.shape[0]) - group_start < MAX_REPEATS
-        return _Postings.of(self.keys[keep], self.docs[keep], self.positions[keep])
+        keys, docs = self.keys, self.docs
+        if not keys.shape[0]:
+            return self
+        # decided once per distinct key, then spread over its postings: one byte each
+        keep = np.repeat(~_isin_sorted(keys[self.starts], np.unique(ignored)), self.counts)
+        # sorted by key and document, a posting is past the first MAX_REPEATS of its
+        # (key, document) when the one MAX_REPEATS places back has the same
+        back = MAX_REPEATS
+        if keys.shape[0] > back:
+            repeated = keys[back:] == keys[:-back]
+            repeated &= docs[back:] == docs[:-back]
+            keep[back:] &= ~repeated
+            del repeated
+        return _Postings.of(keys[keep], docs[keep], self.positions[keep])
 
     def frequent(self, limit: int) -> np.ndarray:
         """Keys found in more than ``limit`` documents (sorted)."""
@@ -255,26 +271,62 @@ class _Postings:
         self, part: int = 0, parts: int = 1
     ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
         """Every two postings of one key in different documents, in chunks of (doc a, doc b,
-        at a, at b) with doc a < doc b: one chunk per number of postings per key. With
-        ``parts``, only the pairs of documents in ``part`` (:func:`part_of`)."""
+        at a, at b) with doc a < doc b: keys of one number of postings at a time, at
+        most about PAIRS_PER_CHUNK pairs of postings in a chunk. With ``parts``, only
+        the pairs of documents in ``part`` (:func:`part_of`)."""
         docs, positions = self.docs, self.positions
         shared = np.flatnonzero(self.documents >= 2)
         counts = self.counts[shared]
         by_size = shared[np.argsort(counts, kind="stable")]  # keys in order within a size
         sizes, firsts = np.unique(counts, return_counts=True)
         bounds = np.cumsum(firsts) - firsts
-        for size, lo, many in zip(sizes.tolist(), bounds.tolist(), firsts.tolist(), strict=True):
-            rows = self.starts[by_size[lo : lo + many]][:, None] + np.arange(size)
+        for size, first, many in zip(sizes.tolist(), bounds.tolist(), firsts.tolist(), strict=True):
             left, right = np.triu_indices(size, 1)
-            at_a, at_b = rows[:, left].ravel(), rows[:, right].ravel()
-            doc_a, doc_b = docs[at_a], docs[at_b]
-            different = doc_a != doc_b  # rows are sorted by document, so doc_a <= doc_b
-            if parts > 1:
-                different &= part_of(doc_a, doc_b, parts) == part
-            if not different.any():
-                continue
-            at_a, at_b = at_a[different], at_b[different]
-            yield doc_a[different], doc_b[different], positions[at_a], positions[at_b]
+            step = max(1, PAIRS_PER_CHUNK // left.shape[0])  # keys in a chunk
+            for lo in range(first, first + many, step):
+                keys = by_size[lo : min(lo + step, first + many)]
+                rows = self.starts[keys][:, None] + np.arange(size)
+                at_a, at_b = rows[:, left].ravel(), rows[:, right].ravel()
+                doc_a, doc_b = docs[at_a], docs[at_b]
+                different = doc_a != doc_b  # rows are sorted by document, so doc_a <= doc_b
+                if parts > 1:
+                    different &= part_of(doc_a, doc_b, parts) == part
+                if not different.any():
+                    continue
+                at_a, at_b = at_a[different], at_b[different]
+                yield doc_a[different], doc_b[different], positions[at_a], positions[at_b]
+
+
+def _true_at(mask: np.ndarray, dtype: type) -> np.ndarray:
+    """``np.flatnonzero(mask)`` as ``dtype``, made a slice at a time: no 64-bit copy of
+    millions of places."""
+    found = np.empty(int(np.count_nonzero(mask)), dtype)
+    filled = 0
+    for lo in range(0, mask.shape[0], _SLICE):
+        places = np.flatnonzero(mask[lo : lo + _SLICE]) + lo
+        found[filled : filled + places.shape[0]] = places
+        filled += places.shape[0]
+    return found
+
+
+def _trues_per_run(mask: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """How many of ``mask`` are true in each run beginning at ``starts`` (ascending,
+    the first 0), as ``starts``' type, a slice of runs at a time (a whole folder's at
+    once took a 64-bit copy of the starts and a 32-bit one of the mask)."""
+    found = np.empty(starts.shape[0], starts.dtype)
+    step = max(1, _SLICE * starts.shape[0] // max(mask.shape[0], 1))  # runs in a slice
+    for lo in range(0, starts.shape[0], step):
+        hi = min(lo + step, starts.shape[0])
+        begin = int(starts[lo])
+        end = int(starts[hi]) if hi < starts.shape[0] else mask.shape[0]
+        found[lo:hi] = np.add.reduceat(
+            mask[begin:end], (starts[lo:hi] - begin).astype(np.intp), dtype=found.dtype
+        )
+    return found
+
+
+#: Postings looked at a slice at a time where a whole folder's would take a copy.
+_SLICE = 1 << 20
 
 
 def _parts(seeds: int) -> int:
@@ -522,12 +574,16 @@ def set_sums(keys: np.ndarray, owners: np.ndarray, n: int) -> tuple[np.ndarray, 
     sorted by key, then document). Postings cut by key range add up: the ranges' sums,
     added modulo 2^64, are the whole's (engine/candidate_shards)."""
     summed = np.zeros(n, dtype=np.uint64)
-    if not keys.shape[0]:
-        return summed, np.zeros(n, dtype=np.uint64)
-    first = np.r_[True, (keys[1:] != keys[:-1]) | (owners[1:] != owners[:-1])]
-    keys, owners = keys[first], owners[first]  # each key once per document
-    np.add.at(summed, owners, mix64(keys.astype(np.uint64), 2))  # the same set, the same sum
-    return summed, np.bincount(owners, minlength=n).astype(np.uint64)
+    held = np.zeros(n, dtype=np.int64)
+    for lo in range(0, keys.shape[0], _SLICE):  # a slice at a time: no 64-bit copy of all
+        k, o = keys[lo : lo + _SLICE], owners[lo : lo + _SLICE]
+        first = np.empty(k.shape[0], dtype=bool)  # each key once per document
+        first[0] = lo == 0 or keys[lo] != keys[lo - 1] or owners[lo] != owners[lo - 1]
+        first[1:] = (k[1:] != k[:-1]) | (o[1:] != o[:-1])
+        k, o = k[first], o[first]
+        np.add.at(summed, o, mix64(k, 2))  # the same set, the same sum
+        held += np.bincount(o, minlength=n)
+    return summed, held.astype(np.uint64)
 
 
 def digests_of(summed: np.ndarray, held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -587,8 +643,7 @@ def _dense_pairs(
         pair_parts.append(a.astype(np.int64) * n + b)
         at_a_parts.append(at_a)
         at_b_parts.append(at_b)
-    pair = np.concatenate(pair_parts) if pair_parts else np.zeros(0, np.int64)
-    del pair_parts
+    pair = _emptied_into_one(pair_parts) if pair_parts else np.zeros(0, np.int64)
     return _dense_of(pair, at_a_parts, at_b_parts, reach, min_seeds)
 
 
@@ -600,9 +655,9 @@ def _dense_of(
     min_seeds: int,
 ) -> tuple[Iterator[tuple[int, int]], np.ndarray]:
     """Of the seeds of fingerprint keys (``pair`` as a * n + b, and their positions in
-    A and in B, in parts put end to end), the pairs with ``min_seeds`` seeds within
-    ``reach`` in both documents, and how many seeds they have; and every pair with a
-    seed (sorted)."""
+    A and in B, in parts put end to end: the lists are emptied), the pairs with
+    ``min_seeds`` seeds within ``reach`` in both documents, and how many seeds they
+    have; and every pair with a seed (sorted)."""
     if not pair.shape[0]:  # no key shared (in this part of the pairs)
         return iter(()), pair
     # only pairs sharing min_seeds keys can be dense: a few in a hundred of a big folder
@@ -612,10 +667,8 @@ def _dense_of(
     del ordered
     kept = _carrying(pair, enough)
     pair = pair[kept]
-    dense_in_a = clustered_groups(pair, np.concatenate(at_a_parts)[kept], reach, min_seeds)
-    del at_a_parts
-    dense_in_b = clustered_groups(pair, np.concatenate(at_b_parts)[kept], reach, min_seeds)
-    del at_b_parts
+    dense_in_a = clustered_groups(pair, _emptied_into_one(at_a_parts)[kept], reach, min_seeds)
+    dense_in_b = clustered_groups(pair, _emptied_into_one(at_b_parts)[kept], reach, min_seeds)
     dense = np.intersect1d(dense_in_a, dense_in_b)
     named, shared = np.unique(pair, return_counts=True)
     is_dense = _isin_sorted(named, dense)
@@ -655,15 +708,28 @@ def _sentence_seeds(
     if not groups_parts:
         nothing = np.zeros(0, np.int64)
         return nothing, nothing
-    named = np.concatenate(named_parts)
-    del named_parts
+    named = _emptied_into_one(named_parts)
     # a plain sort (no argsort: ten times faster on big arrays) finds the seeds' names;
     # then the few postings that carry one are looked up, each seed counted once
     seeds = _repeated(np.sort(named), SEED_BANDS)
     carrying = _carrying(named, seeds)
     _, first = np.unique(named[carrying], return_index=True)
-    groups = np.concatenate(groups_parts)[carrying[first]]
+    groups = _emptied_into_one(groups_parts)[carrying[first]]
     return np.unique(groups, return_counts=True)
+
+
+def _emptied_into_one(parts: list[np.ndarray]) -> np.ndarray:
+    """``parts`` end to end (not empty), each let go of as soon as it is copied: the whole
+    and one part in memory at once, not twice the whole (a part of a folder's pairs
+    holds millions of seeds)."""
+    joined = np.empty(sum(part.shape[0] for part in parts), np.result_type(*parts))
+    parts.reverse()
+    at = 0
+    while parts:
+        part = parts.pop()
+        joined[at : at + part.shape[0]] = part
+        at += part.shape[0]
+    return joined
 
 
 def _repeated(ordered: np.ndarray, times: int) -> np.ndarray:
