@@ -201,6 +201,7 @@ def small_segments(monkeypatch):
     monkeypatch.setattr(index_module, "COMPACT_SHARE", 0.1)
     monkeypatch.setattr(index_module, "SPARSE_SHARE", random.choice([0.05, 0.25, 0.9]))
     monkeypatch.setattr(index_module, "DIRECTORY_FROM", random.choice([1, 1 << 18]))
+    monkeypatch.setattr(index_module, "PENDING_CHUNK", random.choice([1, 7, 64, 1 << 18]))
 
 
 TestIndexMatchesRebuild = IndexMatchesRebuild.TestCase
@@ -653,3 +654,42 @@ def test_live_postings_leave_out_removed_documents_slice_by_slice(monkeypatch, s
         assert (keys.dtype, ids.dtype, positions.dtype) == (np.uint32, np.int32, np.uint32)
         assert postings_by_name(index, kind) == postings_by_name(alone, kind)
         assert len(keys) == len(alone.live_postings(kind)[0]) > 0 or kind != FINGERPRINTS
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 30), max_size=12),
+    chunk=st.sampled_from([1, 3, 8, 1 << 18]),
+    copied_after=st.integers(0, 12),
+)
+def test_pending_postings_read_back_in_order_and_copies_keep_theirs(sizes, chunk, copied_after):
+    """Appended across the arrays' ends, read from any posting on; a copy holds what was
+    there when it was made, whatever either adds after."""
+    original = index_module.PENDING_CHUNK
+    index_module.PENDING_CHUNK = chunk
+    try:
+        pending, added, copy, at_copy = index_module._Pending(), [], None, []
+        for number, size in enumerate(sizes):
+            if number == copied_after:
+                copy, at_copy = pending.copy(), list(added)
+            keys = np.arange(len(added), len(added) + size, dtype=np.uint32)
+            pending.append(keys, keys * 2)
+            added.extend(keys.tolist())
+            if copy is not None:
+                copy.append(np.full(3, 99999, np.uint32), np.full(3, 99999, np.uint32))
+                at_copy.extend([99999] * 3)
+
+        def read(held, first):
+            parts = held.since(first)
+            return [k for part in parts for k in part.keys.tolist()], [
+                p for part in parts for p in part.positions.tolist()
+            ]
+
+        for first in range(len(added) + 1):
+            assert read(pending, first) == (added[first:], [2 * k for k in added[first:]])
+        if copy is not None:
+            keys, positions = read(copy, 0)
+            assert keys == at_copy and len(copy) == len(at_copy)
+            assert positions == [k if k == 99999 else 2 * k for k in at_copy]
+    finally:
+        index_module.PENDING_CHUNK = original

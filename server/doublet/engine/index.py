@@ -424,6 +424,60 @@ def _merged(older: _Segment, newer: _Segment) -> _Segment:
     )
 
 
+#: Postings added and not sorted yet are copied into arrays of this many, filled in
+#: turn: a scan adds 100,000 documents, and keeping each one's arrays (two objects
+#: and a segment per document and kind) scattered 900,000 small objects through the
+#: interpreter's memory, which then could not give back 190 MB of it.
+PENDING_CHUNK = 1 << 18
+
+
+class _Pending:
+    """Postings in the order they were added, in arrays of PENDING_CHUNK each. A place
+    is written once: a copy shares the full arrays and reads only what it holds."""
+
+    def __init__(self, chunks: list[tuple[np.ndarray, np.ndarray]] | None = None) -> None:
+        self._chunks = chunks or []
+        self._size = 0
+
+    def __len__(self) -> int:
+        return self._size
+
+    def copy(self) -> _Pending:
+        """The same postings; the array being filled is copied (its next places are
+        this one's to write)."""
+        chunks = list(self._chunks)
+        if self._size % PENDING_CHUNK:
+            chunks[-1] = (chunks[-1][0].copy(), chunks[-1][1].copy())
+        copied = _Pending(chunks)
+        copied._size = self._size
+        return copied
+
+    def append(self, keys: np.ndarray, positions: np.ndarray) -> None:
+        done = 0
+        while done < keys.shape[0]:
+            at = self._size % PENDING_CHUNK
+            if at == 0:
+                self._chunks.append(
+                    (np.empty(PENDING_CHUNK, np.uint32), np.empty(PENDING_CHUNK, np.uint32))
+                )
+            chunk_keys, chunk_positions = self._chunks[-1]
+            taken = min(keys.shape[0] - done, PENDING_CHUNK - at)
+            chunk_keys[at : at + taken] = keys[done : done + taken]
+            chunk_positions[at : at + taken] = positions[done : done + taken]
+            done += taken
+            self._size += taken
+
+    def since(self, first: int) -> list[_Segment]:
+        """The postings from the ``first``-th on, as unsorted segments (views)."""
+        parts = []
+        for number in range(first // PENDING_CHUNK, -(-self._size // PENDING_CHUNK)):
+            lo = max(first - number * PENDING_CHUNK, 0)
+            hi = min(self._size - number * PENDING_CHUNK, PENDING_CHUNK)
+            chunk_keys, chunk_positions = self._chunks[number]
+            parts.append(_Segment(chunk_keys[lo:hi], chunk_positions[lo:hi]))
+        return parts
+
+
 class _Table:
     """The postings of one kind of key: a sorted base, a middle segment of what was
     added lately, and what was added since (a log-structured merge in three levels)."""
@@ -431,32 +485,30 @@ class _Table:
     def __init__(self) -> None:
         self.base = _Segment()
         self._middle = _Segment()
-        self._pending: list[_Segment] = []
-        self._pending_postings = 0
-        self._delta = _Segment()  # the first ``_sorted`` of pending, sorted
+        self._pending = _Pending()
+        self._delta = _Segment()  # the first ``_sorted`` pending postings, sorted
         self._sorted = 0
 
     def __len__(self) -> int:
-        return len(self.base) + len(self._middle) + self._pending_postings
+        return len(self.base) + len(self._middle) + len(self._pending)
 
     def copy(self) -> _Table:
         """The same postings in a table of its own (segments' arrays are shared: they
         are replaced, never changed in place)."""
         table = _Table()
         table.base, table._middle = self.base, self._middle
-        table._pending, table._pending_postings = list(self._pending), self._pending_postings
+        table._pending = self._pending.copy()
         table._delta, table._sorted = self._delta, self._sorted
         return table
 
     def holds_pending(self) -> bool:
         """Whether any postings are not in the base segment yet."""
-        return bool(self._pending or len(self._delta) or len(self._middle))
+        return bool(len(self._pending) or len(self._delta) or len(self._middle))
 
     def add(self, keys: np.ndarray, positions: np.ndarray) -> None:
         if not keys.shape[0]:
             return
-        self._pending.append(_Segment(keys, positions))  # sorted with the rest, when needed
-        self._pending_postings += int(keys.shape[0])
+        self._pending.append(keys, positions)  # sorted with the rest, when needed
 
     def merge(self) -> None:
         """Fold every segment into the base."""
@@ -466,16 +518,15 @@ class _Table:
 
     def _merge_delta(self) -> None:
         delta = self._delta_segment()
-        self._pending = []  # freed before merging: a scan's are as large as the delta
+        self._pending = _Pending()  # freed before merging: a scan's are as large as the delta
         self._middle = _merged(self._middle, delta)
-        self._pending_postings = 0
         self._delta, self._sorted = _Segment(), 0
 
     def _delta_segment(self) -> _Segment:
         """The pending postings, sorted: those added since the last call are sorted on
         their own and merged in (an editor adds one document at a time)."""
         if self._sorted < len(self._pending):
-            fresh = _Segment.of(self._pending[self._sorted :])
+            fresh = _Segment.of(self._pending.since(self._sorted))
             self._delta = _merged(self._delta, fresh)  # fresh positions are all larger
             self._sorted = len(self._pending)
         return self._delta
@@ -483,7 +534,7 @@ class _Table:
     def segments(self) -> list[_Segment]:
         """The sorted segments to search, oldest first; segments grown large are merged
         first. A document's postings are all in one of them."""
-        if self._pending_postings > MERGE_POSTINGS:
+        if len(self._pending) > MERGE_POSTINGS:
             self._merge_delta()
             if len(self._middle) > MIDDLE_POSTINGS:
                 self.merge()
