@@ -249,6 +249,28 @@ def test_editing_a_file_reindexes_only_it(root: Path) -> None:
     assert "c.txt" in oriented(workspace.pairs(), "a.txt")
 
 
+def test_a_refresh_keeps_the_keys_of_a_few_changes_only(tmp_path: Path) -> None:
+    """Keys kept serve a selection made again after a few changes; after more, the whole
+    folder is selected again, and keeping them would only hold memory."""
+    from doublet.engine.selection import most_changed
+
+    root = tmp_path / "many"
+    count = 60
+    assert most_changed(count) < count
+    for number in range(count):
+        write(root, f"d{number:02}.txt", essay(filler(number % 10), filler(number % 7 + 1)))
+    workspace, changes = refreshed(root)
+    assert len(changes.added) == count
+    assert list(workspace._keys) == []  # every document new: none kept
+    for number in (3, 4):
+        path = root / f"d{number:02}.txt"
+        path.write_text(essay(filler(number), ORCHARD), encoding="utf-8")
+        bump_mtime(path)
+    changes = workspace.refresh()
+    assert changes.updated == ["d03.txt", "d04.txt"]
+    assert sorted(workspace._keys) == ["d03.txt", "d04.txt"]
+
+
 def test_an_edit_of_the_same_size_is_noticed_by_its_time(root: Path) -> None:
     workspace, _ = refreshed(root)
     path = root / "b.txt"

@@ -72,6 +72,14 @@ from doublet.engine.index import (
 #: (this share of the documents, or this many in a small folder).
 CHANGED_SHARE = 0.02
 MIN_CHANGED = 16
+
+
+def most_changed(documents: int) -> float:
+    """How many documents of a folder of ``documents`` may have been added, changed or
+    removed for its selection to be made again from the last one."""
+    return max(MIN_CHANGED, CHANGED_SHARE * documents)
+
+
 #: Documents dropped (removed or changed) since the kept counts were exact, at most:
 #: past it, the margin of doubt about them would have too many keys looked up.
 DROPPED_SHARE = 0.05
@@ -309,7 +317,7 @@ def reselect(
     ]
     changed_names = {e.name for e in changed}
     dropped = [name for name in basis.documents if name not in index or name in changed_names]
-    if len(changed) + len(dropped) > max(MIN_CHANGED, CHANGED_SHARE * n):
+    if len(changed) + len(dropped) > most_changed(n):
         return None
     templates = frozenset(e.name for e in entries if e.role.template)
     if templates != basis.templates or templates & changed_names:
