@@ -53,7 +53,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import partial
+from functools import partial, reduce
 from typing import Any
 
 import numpy as np
@@ -722,7 +722,8 @@ def _emptied_into_one(parts: list[np.ndarray]) -> np.ndarray:
     """``parts`` end to end (not empty), each let go of as soon as it is copied: the whole
     and one part in memory at once, not twice the whole (a part of a folder's pairs
     holds millions of seeds)."""
-    joined = np.empty(sum(part.shape[0] for part in parts), np.result_type(*parts))
+    dtype = reduce(np.promote_types, (part.dtype for part in parts))
+    joined = np.empty(sum(part.shape[0] for part in parts), dtype)
     parts.reverse()
     at = 0
     while parts:
