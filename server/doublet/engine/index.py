@@ -435,9 +435,9 @@ class _Pending:
     """Postings in the order they were added, in arrays of PENDING_CHUNK each. A place
     is written once: a copy shares the full arrays and reads only what it holds."""
 
-    def __init__(self, chunks: list[tuple[np.ndarray, np.ndarray]] | None = None) -> None:
+    def __init__(self, chunks: list[tuple[np.ndarray, np.ndarray]] | None = None, size: int = 0):
         self._chunks = chunks or []
-        self._size = 0
+        self._size = size
 
     def __len__(self) -> int:
         return self._size
@@ -448,9 +448,7 @@ class _Pending:
         chunks = list(self._chunks)
         if self._size % PENDING_CHUNK:
             chunks[-1] = (chunks[-1][0].copy(), chunks[-1][1].copy())
-        copied = _Pending(chunks)
-        copied._size = self._size
-        return copied
+        return _Pending(chunks, self._size)
 
     def append(self, keys: np.ndarray, positions: np.ndarray) -> None:
         done = 0
