@@ -161,3 +161,67 @@ def test_index_shards_from_the_command_line_and_doublet_toml(tmp_path: Path) -> 
     (root / "new-answer.txt").write_text("A new text about nothing else.\n" * 20)
     _doublet("index", str(root), "--no-progress")
     assert len(_shard_files(root)) == 2
+
+
+def _stored_copy(workspace: Workspace, shards: int) -> tuple:
+    """The workspace's index saved in ``shards`` files, with its postings as saved."""
+    index = workspace.index.snapshot()
+    readable: index_store.Readable = {}
+    index_store.save(index, workspace.root, shards=shards, readable=readable)
+    return index, readable
+
+
+@pytest.mark.parametrize("shards", [1, 3])
+def test_saved_postings_read_back_as_the_index_held_them(indexed: Workspace, shards: int) -> None:
+    index, readable = _stored_copy(indexed, shards)
+    held = _tables(index)
+    assert set(readable) == set(KINDS)
+    for kind in KINDS:
+        stored = readable[kind]
+        keys, positions = held[kind]["keys"], held[kind]["positions"]
+        assert len(stored) == len(keys) > 0 or kind == "lexicon"
+        # any slice, across the shards' files: the postings as they were
+        for lo, hi in [(0, len(keys)), (0, 1), (len(keys) // 3, 2 * len(keys) // 3 + 1)]:
+            got_keys, got_positions = stored.read(lo, hi)
+            assert got_keys.dtype == got_positions.dtype == np.uint32
+            assert got_keys.tolist() == keys[lo:hi]
+            assert got_positions.tolist() == positions[lo:hi]
+
+
+def test_an_index_reads_back_what_it_let_go_of(indexed: Workspace) -> None:
+    index, readable = _stored_copy(indexed, 3)
+    before = {kind: [a.tolist() for a in index.live_postings(kind)] for kind in KINDS}
+    wanted = np.unique(index.live_postings("fingerprints")[0][::50])
+    looked_up = [a.tolist() for a in index.postings_of("fingerprints", wanted)]
+    assert index.keep_postings_in(readable)
+    assert all(table._base is None for table in index._tables.values())
+    # selection's pass over all of a kind reads them a slice at a time, and keeps none
+    for kind in KINDS:
+        assert [a.tolist() for a in index.live_postings(kind)] == before[kind]
+        assert index._tables[kind]._base is None
+    # anything else reads them whole, once
+    assert [a.tolist() for a in index.postings_of("fingerprints", wanted)] == looked_up
+    assert index._tables["fingerprints"]._base is not None
+
+
+def test_saving_again_does_not_change_what_an_earlier_save_reads_back(
+    indexed: Workspace,
+) -> None:
+    index, readable = _stored_copy(indexed, 1)
+    expected = _tables(index)
+    changed = index.snapshot()
+    changed.remove(changed.names()[0])
+    index_store.save(changed, indexed.root)  # renamed over the file being read
+    assert index.keep_postings_in(readable)
+    for kind in KINDS:
+        keys, positions = readable[kind].read(0, len(readable[kind]))
+        assert keys.tolist() == expected[kind]["keys"]
+        assert positions.tolist() == expected[kind]["positions"]
+
+
+def test_an_index_with_postings_pending_keeps_them(indexed: Workspace) -> None:
+    index, readable = _stored_copy(indexed, 1)
+    document = indexed.document(indexed.index.names()[0])
+    index.add("another.txt", document.keys, document.mode)
+    assert not index.keep_postings_in(readable)
+    assert all(table._base is not None for table in index._tables.values())

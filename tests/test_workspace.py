@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -1465,3 +1466,40 @@ def test_a_refresh_says_whether_it_changed_the_index(root: Path) -> None:
     assert changes.index_changed and not changes.changed
     (root / "c.txt").unlink()
     assert workspace.refresh(keep={"a.txt"}).index_changed
+
+
+def test_a_batch_scan_reads_its_postings_back_from_the_saved_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once saved, a whole folder's scan lets go of the postings and selects by reading
+    them back from the files: the same pairs, and the index holds none of them after."""
+    from doublet import parallel
+
+    monkeypatch.setattr(parallel, "workers", lambda: 1)  # aligned here: one process
+    scans = []
+    for readable, shards in [(False, 1), (True, 1), (True, 3)]:
+        root = tmp_path / f"ws-{readable}-{shards}"
+        shutil.copytree(CLOUGH, root)
+        (root / "doublet.toml").write_text(f"index_shards = {shards}\n")
+        workspace, _ = refreshed(root)
+        workspace.save(readable=readable)
+        scans.append(workspace.scan(parallel=True, keep=True))
+        let_go = [table._base is None for table in workspace.index._tables.values()]
+        assert all(let_go) if readable else not any(let_go)
+    assert len(scans[0]) > 50
+    assert scans[1] == scans[0] and scans[2] == scans[0]
+
+
+def test_a_batch_scan_keeps_postings_that_changed_since_they_were_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from doublet import parallel
+
+    monkeypatch.setattr(parallel, "workers", lambda: 1)
+    root = tmp_path / "ws"
+    shutil.copytree(CLOUGH, root)
+    workspace, _ = refreshed(root)
+    workspace.save(readable=True)
+    workspace.update_text("g0pA_taska.txt", "A text of its own, written after the save.\n")
+    found = workspace.scan(parallel=True, keep=True)
+    assert found and all(table._base is not None for table in workspace.index._tables.values())

@@ -35,14 +35,17 @@ import sys
 import tempfile
 import threading
 import time
+import weakref
 import zlib
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import msgpack
 import numpy as np
 
-from doublet.engine.index import KINDS, Index
+from doublet.engine.index import KINDS, Index, StoredPostings
 from doublet.skipped import NotText
 from doublet.sources import read_bytes
 
@@ -151,14 +154,16 @@ def _aligned(size: int) -> int:
     return -(-size // _ALIGN) * _ALIGN
 
 
-def _write_payload(out: _HashingWriter, data: dict, version: int, at: int) -> None:
+def _write_payload(
+    out: _HashingWriter, data: dict, version: int, at: int, placed: _Placed | None = None
+) -> None:
     """``{"version": version, **data}`` as a payload that starts ``at`` bytes into its
     file: the length of the msgpack head, the head, then each numpy array of ``data``
     raw, which the head names by an extension (its offset in the raw section, its
     type, its length). Each array starts at a multiple of 8 bytes into the file, so
     that read into memory it is aligned (numpy copies unaligned arrays to search them:
     three times slower). The arrays go from memory to the file without being copied
-    into one big buffer."""
+    into one big buffer. ``placed``, if given, notes where in the file each lies."""
     arrays: list[np.ndarray] = []
     offset = 0
 
@@ -170,6 +175,8 @@ def _write_payload(out: _HashingWriter, data: dict, version: int, at: int) -> No
         if raw.dtype.str not in _RAW_TYPES:
             raise TypeError(f"cannot save an array of {raw.dtype}")
         where = msgpack.packb([offset, raw.dtype.str, raw.shape[0]])
+        if placed is not None:
+            placed.offsets[id(value)] = offset
         arrays.append(raw)
         offset += _aligned(raw.nbytes)
         return msgpack.ExtType(_ARRAY, where)
@@ -177,6 +184,8 @@ def _write_payload(out: _HashingWriter, data: dict, version: int, at: int) -> No
     head = msgpack.packb({"version": version, **data}, use_bin_type=True, default=raw_array)
     out.write(len(head).to_bytes(8, "little") + head)
     out.write(bytes(_aligned(at + 8 + len(head)) - (at + 8 + len(head))))
+    if placed is not None:
+        placed.raw_start = _aligned(at + 8 + len(head))
     for raw in arrays:
         out.write(memoryview(raw).cast("B"))
         out.write(bytes(_aligned(raw.nbytes) - raw.nbytes))
@@ -215,17 +224,98 @@ def _read_payload(payload: memoryview, at: int) -> dict:
     return data
 
 
+class _SavedFile:
+    """A file of the index as it was written, open for reading (closed when let go of)."""
+
+    def __init__(self, path: str) -> None:
+        self._file = open(path, "rb", buffering=0)  # noqa: SIM115 (closed by the finalizer)
+        self._lock = threading.Lock()  # a seek and a read, not split by another thread
+        weakref.finalize(self, self._file.close)
+
+    def read_into(self, array: np.ndarray, offset: int) -> None:
+        view = memoryview(array).cast("B")
+        with self._lock:
+            self._file.seek(offset)
+            done = 0
+            while done < len(view):
+                got = self._file.readinto(view[done:])
+                if not got:
+                    raise OSError(0, "the saved index ends early")
+                done += got
+
+
+@dataclass
+class _Placed:
+    """Where a file's arrays were written (by ``id`` of the array saved), and the file."""
+
+    offsets: dict[int, int] = field(default_factory=dict)  # within the raw section
+    raw_start: int = 0
+    file: _SavedFile | None = None
+
+    def piece(self, keys: np.ndarray, positions: np.ndarray) -> _Piece:
+        assert self.file is not None
+        return _Piece(
+            self.file,
+            self.raw_start + self.offsets[id(keys)],
+            self.raw_start + self.offsets[id(positions)],
+            int(keys.shape[0]),
+        )
+
+
+class _Piece(NamedTuple):
+    file: _SavedFile
+    keys_at: int
+    positions_at: int
+    count: int
+
+
+class _StoredPostings:
+    """One kind's postings as the saved files hold them, a piece per file in key order
+    (engine/index ``StoredPostings``): a batch scan reads them back a slice at a time."""
+
+    def __init__(self, pieces: list[_Piece]) -> None:
+        self._pieces = pieces
+        self._firsts = np.cumsum([0] + [piece.count for piece in pieces]).tolist()
+
+    def __len__(self) -> int:
+        return self._firsts[-1]
+
+    def read(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+        hi = min(hi, len(self))
+        keys = np.empty(max(hi - lo, 0), np.dtype("<u4"))
+        positions = np.empty(keys.shape[0], np.dtype("<u4"))
+        for piece, first in zip(self._pieces, self._firsts, strict=False):
+            a, b = max(lo, first), min(hi, first + piece.count)
+            if a < b:
+                piece.file.read_into(keys[a - lo : b - lo], piece.keys_at + 4 * (a - first))
+                piece.file.read_into(
+                    positions[a - lo : b - lo], piece.positions_at + 4 * (a - first)
+                )
+        return keys.astype(np.uint32, copy=False), positions.astype(np.uint32, copy=False)
+
+
+#: What a save let go of may be read back from: each kind's stored postings.
+Readable = dict[str, StoredPostings]
+
+
 def save(
-    index: Index, root: Path, shards: int = 1, lock: contextlib.AbstractContextManager | None = None
+    index: Index,
+    root: Path,
+    shards: int = 1,
+    lock: contextlib.AbstractContextManager | None = None,
+    readable: Readable | None = None,
 ) -> Path:
     """Write the index atomically to ``root/.doublet/index.msgpack`` (its postings in
     ``shards`` files beside it when more than one); IndexFileError saying why it cannot
     be written (``.doublet`` a file, the index a folder, no room).
 
     ``lock`` (its holder's) is held while a snapshot of the index is taken, not while
-    it is compacted and written: that must not keep an editor's questions waiting."""
+    it is compacted and written: that must not keep an editor's questions waiting.
+    ``readable``, if given, gets each kind's postings as saved, to read back from the
+    files (kept open) once ``index`` lets go of its own (``Index.keep_postings_in``):
+    only when ``index`` took the saved postings as its own (nothing changed meanwhile)."""
     try:
-        return _save(index, root, shards, lock or contextlib.nullcontext())
+        return _save(index, root, shards, lock or contextlib.nullcontext(), readable)
     except OSError as exc:
         raise IndexFileError(
             index_path(root), f"cannot be written ({exc.strerror or exc})"
@@ -247,7 +337,13 @@ def _folder(root: Path) -> Path:
     return folder
 
 
-def _save(index: Index, root: Path, shards: int, lock: contextlib.AbstractContextManager) -> Path:
+def _save(
+    index: Index,
+    root: Path,
+    shards: int,
+    lock: contextlib.AbstractContextManager,
+    readable: Readable | None,
+) -> Path:
     folder = _folder(root)
     with lock:
         snapshot = index.snapshot()
@@ -255,28 +351,43 @@ def _save(index: Index, root: Path, shards: int, lock: contextlib.AbstractContex
     data["documents"] = _pack_documents(data["documents"])
     data["state"] = secrets.token_hex(8)  # names this save (Index.saved_as)
     _remove_stale(folder)
+    stored: dict[str, list[_Piece]] = {kind: [] for kind in KINDS}
     if shards > 1:
         save_id = secrets.token_hex(4)
         tables = {kind: data.pop(kind) for kind in KINDS}
         pieces = [
-            (folder / _shard_name(save_id, number, shards), low, high, piece)
+            (folder / _shard_name(save_id, number, shards), low, high, piece, _Placed())
             for number, (low, high, piece) in enumerate(shard_tables(tables, shards))
         ]
         with ThreadPoolExecutor(min(shards, os.cpu_count() or 1)) as pool:
             digests = list(
                 pool.map(
-                    lambda p: _write_file(p[0], {"low": p[1], "high": p[2], **p[3]}),
+                    lambda p: _write_file(
+                        p[0],
+                        {"low": p[1], "high": p[2], **p[3]},
+                        placed=p[4] if readable is not None else None,
+                    ),
                     pieces,
                 )
             )
         data["shards"] = [
             {"file": path.name, "low": low, "high": high, "digest": digest}
-            for (path, low, high, _), digest in zip(pieces, digests, strict=True)
+            for (path, low, high, _, _), digest in zip(pieces, digests, strict=True)
         ]
-    _write_file(folder / FILE, data)
+        if readable is not None:  # the shards hold each kind's postings in key order
+            for _, _, _, piece, placed in pieces:
+                for kind in KINDS:
+                    stored[kind].append(placed.piece(**piece[kind]))
+    head = _Placed() if readable is not None and shards <= 1 else None
+    _write_file(folder / FILE, data, placed=head)
+    if head is not None:
+        for kind in KINDS:
+            stored[kind].append(head.piece(**data[kind]))
     with lock:
         index.saved_as = data["state"]
-        index.take_merged(snapshot)  # what the export folded, not folded again
+        taken = index.take_merged(snapshot)  # what the export folded, not folded again
+    if readable is not None and taken:
+        readable.update({kind: _StoredPostings(pieces) for kind, pieces in stored.items()})
     _remove_other_shards(folder, {shard["file"] for shard in data.get("shards", [])})
     return folder / FILE
 
@@ -324,21 +435,31 @@ def _shard_name(save_id: str, number: int, shards: int) -> str:
     return f"{FILE.removesuffix('.msgpack')}.{save_id}.{number + 1}-of-{shards}.msgpack"
 
 
-def _write_file(target: Path, data: dict, magic: bytes = MAGIC, version: int = VERSION) -> str:
+def _write_file(
+    target: Path,
+    data: dict,
+    magic: bytes = MAGIC,
+    version: int = VERSION,
+    placed: _Placed | None = None,
+) -> str:
     """Write one file of the index (or another file of ``.doublet/``, by its ``magic``
-    and ``version``) atomically; the hex checksum of its payload."""
+    and ``version``) atomically; the hex checksum of its payload. ``placed``, if given,
+    notes where each array lies and gets the file opened for reading (before it is
+    renamed: what is read is what was written, whatever is saved there later)."""
     start = magic + version.to_bytes(4, "little")
     handle, temporary = tempfile.mkstemp(prefix=FILE + ".", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(start + bytes(_DIGEST))  # the checksum, once the payload is written
             payload = _HashingWriter(out)
-            _write_payload(payload, data, version, len(start) + _DIGEST)
+            _write_payload(payload, data, version, len(start) + _DIGEST, placed)
             digest = payload.digest()
             out.seek(len(start))
             out.write(digest)
             out.flush()
             os.fsync(out.fileno())
+        if placed is not None:
+            placed.file = _SavedFile(temporary)
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -168,6 +168,9 @@ class Workspace:
         self._saved_generation = self.index.generation if index is not None else None
         #: How many shards the index was last written in (or read from: unknown, None).
         self._saved_shards: int | None = None
+        #: The last save's postings, to read back from its files (``save(readable=True)``),
+        #: and the generation of the index they are.
+        self._readable: tuple[int, index_store.Readable] | None = None
         self._saving = threading.Lock()  # one save at a time
 
     # --- opening and saving ---------------------------------------------------------
@@ -228,10 +231,12 @@ class Workspace:
             self.index = Index()
             self._saved_generation = None
 
-    def save(self) -> Path:
+    def save(self, readable: bool = False) -> Path:
         """Write the index to ``.doublet/`` (unless it is there unchanged). The lock is
         held while the index is read, not while the file is written: questions are
-        answered meanwhile; one save at a time."""
+        answered meanwhile; one save at a time. ``readable``: keep the files open, so
+        that a batch scan can let go of the postings and read them back from there
+        (``_select``)."""
         with self._saving:
             with self.lock:
                 path = index_store.index_path(self.root)
@@ -242,10 +247,14 @@ class Workspace:
                     return path
                 index = self.index
                 saving = _Saving(self.lock, index)
-            path = index_store.save(index, self.root, shards=shards, lock=saving)
+                self._readable = None
+            stored: index_store.Readable | None = {} if readable else None
+            path = index_store.save(index, self.root, shards=shards, lock=saving, readable=stored)
             with self.lock:
                 if self.index is index and saving.generation is not None:
                     self._saved_generation, self._saved_shards = saving.generation, shards
+                    if stored:
+                        self._readable = (saving.generation, stored)
             return path
 
     def index_state(self) -> str | None:
@@ -713,6 +722,8 @@ class Workspace:
             )
         if parallel:  # the workers read and cut up what they align: nothing to keep here
             self._forget_all()
+            if found is None and keep and not on_cluster():
+                self._let_go_of_postings()  # selecting reads them a slice at a time
             heap.give_back()  # what keying freed, before the selection's peak
         if found is None and keep and not on_cluster():
             with threaded_parts(parallel) as (each, times):  # a big scan: every core
@@ -722,6 +733,15 @@ class Workspace:
             return select_candidates(self.index, max_docs, threaded=parallel)
         store.selection = found
         return found.candidates, found.ignored
+
+    def _let_go_of_postings(self) -> None:
+        """Leave the index's postings in the files the last save wrote, if they are this
+        index's (``save(readable=True)``): a whole folder's selection reads each kind a
+        slice at a time and needs them for nothing else, and neither do the aligners
+        forked after it."""
+        readable, self._readable = self._readable, None
+        if readable is not None and readable[0] == self.index.generation:
+            self.index.keep_postings_in(readable[1])
 
     def _keys_for(self, rel: str) -> DocumentKeys:
         """A document's keys: kept since it was indexed, or cut from its file again."""

@@ -570,7 +570,7 @@ def _scan(args: argparse.Namespace) -> _Scan:
         keep = not named and not args.no_index and not inputs.unpacked  # the folder's index
         _, skipped = _refresh(workspace, show_progress, shown, named=named)
         if keep:
-            _save_quietly(workspace)
+            _save_quietly(workspace, readable=True)  # the scan reads its postings back
         args.configured_threshold = workspace.config.min_similarity
         key = kept_report.report_key(
             workspace.index_state(), workspace.config, args, skipped, _highlight()
@@ -755,11 +755,11 @@ def _top_entries(folder: str) -> list[str]:
     return names
 
 
-def _save_quietly(workspace: Workspace) -> None:
+def _save_quietly(workspace: Workspace, readable: bool = False) -> None:
     """Save the index for next time; if it cannot be, say why and go on (the answer
-    does not need it)."""
+    does not need it). ``readable``: see Workspace.save."""
     try:
-        workspace.save()
+        workspace.save(readable=readable)
     except IndexFileError as exc:
         print(f"doublet: the index was not saved: {exc}", file=sys.stderr)
 
