@@ -23,6 +23,7 @@ from doublet import index_store
 from doublet.config import DEFAULTS
 from doublet.discovery import Discovery
 from doublet.engine.comparison import PairResult, passage_digest
+from doublet.engine.index import KINDS
 from doublet.engine.modes import MODES
 from doublet.workspace import BATCH_BYTES, BATCH_FILES, Changes, Workspace, _batches
 
@@ -1476,18 +1477,22 @@ def test_a_batch_scan_reads_its_postings_back_from_the_saved_index(
     from doublet import parallel
 
     monkeypatch.setattr(parallel, "workers", lambda: 1)  # aligned here: one process
-    scans = []
-    for readable, shards in [(False, 1), (True, 1), (True, 3)]:
-        root = tmp_path / f"ws-{readable}-{shards}"
+    scans, saved = [], []
+    for batch, shards in [(False, 1), (True, 1), (True, 3)]:
+        root = tmp_path / f"ws-{batch}-{shards}"
         shutil.copytree(CLOUGH, root)
         (root / "doublet.toml").write_text(f"index_shards = {shards}\n")
         workspace, _ = refreshed(root)
-        workspace.save(readable=readable)
+        workspace.save(batch=batch)  # a batch save sorts the pending postings in place first
+        assert not any(table.holds_pending() for table in workspace.index._tables.values())
+        data = index_store.load(root).export()
+        saved.append({kind: [data[kind][part].tolist() for part in data[kind]] for kind in KINDS})
         scans.append(workspace.scan(parallel=True, keep=True))
         let_go = [table._base is None for table in workspace.index._tables.values()]
-        assert all(let_go) if readable else not any(let_go)
+        assert all(let_go) if batch else not any(let_go)
     assert len(scans[0]) > 50
     assert scans[1] == scans[0] and scans[2] == scans[0]
+    assert saved[1] == saved[0] and saved[2] == saved[0]
 
 
 def test_a_batch_scan_keeps_postings_that_changed_since_they_were_saved(
@@ -1499,7 +1504,7 @@ def test_a_batch_scan_keeps_postings_that_changed_since_they_were_saved(
     root = tmp_path / "ws"
     shutil.copytree(CLOUGH, root)
     workspace, _ = refreshed(root)
-    workspace.save(readable=True)
+    workspace.save(batch=True)
     workspace.update_text("g0pA_taska.txt", "A text of its own, written after the save.\n")
     found = workspace.scan(parallel=True, keep=True)
     assert found and all(table._base is not None for table in workspace.index._tables.values())

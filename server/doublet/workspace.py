@@ -168,7 +168,7 @@ class Workspace:
         self._saved_generation = self.index.generation if index is not None else None
         #: How many shards the index was last written in (or read from: unknown, None).
         self._saved_shards: int | None = None
-        #: The last save's postings, to read back from its files (``save(readable=True)``),
+        #: The last save's postings, to read back from its files (``save(batch=True)``),
         #: and the generation of the index they are.
         self._readable: tuple[int, index_store.Readable] | None = None
         self._saving = threading.Lock()  # one save at a time
@@ -231,12 +231,13 @@ class Workspace:
             self.index = Index()
             self._saved_generation = None
 
-    def save(self, readable: bool = False) -> Path:
+    def save(self, batch: bool = False) -> Path:
         """Write the index to ``.doublet/`` (unless it is there unchanged). The lock is
         held while the index is read, not while the file is written: questions are
-        answered meanwhile; one save at a time. ``readable``: keep the files open, so
-        that a batch scan can let go of the postings and read them back from there
-        (``_select``)."""
+        answered meanwhile; one save at a time. ``batch``: nobody asks the index
+        anything meanwhile (a command's run), so its pending postings are sorted in place
+        first (``Index.fold_pending``), and the files written are kept open, for a scan
+        to let go of the postings and read them back from there (``_select``)."""
         with self._saving:
             with self.lock:
                 path = index_store.index_path(self.root)
@@ -248,7 +249,9 @@ class Workspace:
                 index = self.index
                 saving = _Saving(self.lock, index)
                 self._readable = None
-            stored: index_store.Readable | None = {} if readable else None
+                if batch:
+                    index.fold_pending()
+            stored: index_store.Readable | None = {} if batch else None
             path = index_store.save(index, self.root, shards=shards, lock=saving, readable=stored)
             with self.lock:
                 if self.index is index and saving.generation is not None:
@@ -736,7 +739,7 @@ class Workspace:
 
     def _let_go_of_postings(self) -> None:
         """Leave the index's postings in the files the last save wrote, if they are this
-        index's (``save(readable=True)``): a whole folder's selection reads each kind a
+        index's (``save(batch=True)``): a whole folder's selection reads each kind a
         slice at a time and needs them for nothing else, and neither do the aligners
         forked after it."""
         readable, self._readable = self._readable, None

@@ -693,3 +693,24 @@ def test_pending_postings_read_back_in_order_and_copies_keep_theirs(sizes, chunk
             assert positions == [k if k == 99999 else 2 * k for k in at_copy]
     finally:
         index_module.PENDING_CHUNK = original
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    postings=st.lists(st.tuples(st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1)), max_size=60),
+    slice_size=st.sampled_from([1, 2, 5, 1 << 20]),
+)
+def test_sorted_postings_unpack_in_place_into_keys_and_positions(postings, slice_size):
+    """The positions are moved to the front of the packed array's own memory a slice at
+    a time: every key and position where it was, whatever the slices' size."""
+    original = index_module._UNPACK_SLICE
+    index_module._UNPACK_SLICE = slice_size
+    try:
+        ordered = sorted(postings)
+        packed = np.array([(k << 32) | p for k, p in ordered], dtype=np.uint64)
+        segment = index_module._Segment.unpacked(packed)
+        assert segment.keys.dtype == segment.positions.dtype == np.uint32
+        assert segment.keys.tolist() == [k for k, _ in ordered]
+        assert segment.positions.tolist() == [p for _, p in ordered]
+    finally:
+        index_module._UNPACK_SLICE = original

@@ -570,7 +570,7 @@ def _scan(args: argparse.Namespace) -> _Scan:
         keep = not named and not args.no_index and not inputs.unpacked  # the folder's index
         _, skipped = _refresh(workspace, show_progress, shown, named=named)
         if keep:
-            _save_quietly(workspace, readable=True)  # the scan reads its postings back
+            _save_quietly(workspace, batch=True)  # the scan reads its postings back
         args.configured_threshold = workspace.config.min_similarity
         key = kept_report.report_key(
             workspace.index_state(), workspace.config, args, skipped, _highlight()
@@ -755,11 +755,11 @@ def _top_entries(folder: str) -> list[str]:
     return names
 
 
-def _save_quietly(workspace: Workspace, readable: bool = False) -> None:
+def _save_quietly(workspace: Workspace, batch: bool = False) -> None:
     """Save the index for next time; if it cannot be, say why and go on (the answer
-    does not need it). ``readable``: see Workspace.save."""
+    does not need it). ``batch``: see Workspace.save."""
     try:
-        workspace.save(readable=readable)
+        workspace.save(batch=batch)
     except IndexFileError as exc:
         print(f"doublet: the index was not saved: {exc}", file=sys.stderr)
 
@@ -769,7 +769,7 @@ def run_index(args: argparse.Namespace) -> int:
     workspace = _open_workspace(args.root, args)
     changes, skipped = _refresh(workspace, not args.no_progress, _namer(workspace, [args.root]))
     try:
-        path = workspace.save()
+        path = workspace.save(batch=True)
     except IndexFileError as exc:
         raise UsageError(str(exc)) from None
     size = path.stat().st_size / 1e6

@@ -390,26 +390,30 @@ def all_candidates(
     n = index.id_count()
     # The pairs of documents sharing a key are made a part of the pairs at a time (a
     # folder of 100,000 documents makes tens of millions), and the sentence keys'
-    # postings are let go before the fingerprints' are taken.
-    reworded = _Postings.of(*index.live_postings(SENTENCES))
+    # postings are let go before the fingerprints' are taken. Only keys that several
+    # documents hold are taken at all: a key of one document pairs nothing (a third
+    # of the sentence keys' postings, three fifths of the fingerprints'); the keys
+    # templates hold and each document's set of keys are read in passes of their own.
+    given = _keys_held_by(index, SENTENCES, templates)
+    reworded = _Postings.of(*index.live_postings(SENTENCES, keep=held_by_several))
     if seen is not None:
-        seen.note(SENTENCES, reworded, _given_keys(reworded, templates))
-    reworded = reworded.without_keys(_ignored(reworded, templates, min(pairing, SENTENCE_PAIRING)))
+        seen.note(SENTENCES, reworded, given)
+    reworded = reworded.without_keys(_left_out(reworded, given, min(pairing, SENTENCE_PAIRING)))
     parts = _parts(reworded.pair_count()) * parts_times
     found_parts = list(each(partial(_sentence_seeds_of_part, reworded, n, parts), range(parts)))
     del reworded
     pair_ids = np.concatenate([ids for ids, _ in found_parts])  # each pair in one part
     seeds = np.concatenate([counts for _, counts in found_parts])
 
-    copied = _Postings.of(*index.live_postings(FINGERPRINTS))
-    ignored = _ignored(copied, templates, max_docs)
-    given = _given_keys(copied, templates)
-    digests = set_digests(copied.keys, copied.docs, n, given)
+    given = _keys_held_by(index, FINGERPRINTS, templates)
+    digests = _streamed_digests(index, n, given)
+    copied = _Postings.of(*index.live_postings(FINGERPRINTS, keep=held_by_several))
+    ignored = _left_out(copied, given, max_docs)
     if seen is not None:
         seen.note(FINGERPRINTS, copied, given)
         seen.digests = digests
     identical = same_digest_pairs(*digests, n, pairing)
-    copied = copied.without_keys(_ignored(copied, templates, pairing))
+    copied = copied.without_keys(_left_out(copied, given, pairing))
     for p in identical.tolist():
         evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[3] = 1
     shares = np.zeros(pair_ids.shape[0], dtype=bool)  # the pair shares a fingerprint too
@@ -424,10 +428,11 @@ def all_candidates(
         shares[here] = _isin_sorted(pair_ids[here], sharing)
     del copied, dense_part
     _sentence_evidence(evidence, pair_ids, seeds, shares, n, entries.__getitem__)
-    said = _Postings.of(*index.live_postings(LEXICON))
+    given = _keys_held_by(index, LEXICON, templates)
+    said = _Postings.of(*index.live_postings(LEXICON, keep=held_by_several))
     if seen is not None:
-        seen.note(LEXICON, said, _given_keys(said, templates))
-    said = said.without_keys(_ignored(said, templates, pairing))
+        seen.note(LEXICON, said, given)
+    said = said.without_keys(_left_out(said, given, pairing))
     _lexicon_evidence(evidence, _shared_keys(said, n), n)
     return _found_in(evidence, entries.__getitem__), ignored
 
@@ -556,6 +561,78 @@ def _given_keys(postings: _Postings, templates: np.ndarray) -> np.ndarray:
     return np.unique(postings.keys[np.isin(postings.docs, templates)])
 
 
+Slices = Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+def held_by_several(slices: Slices) -> Slices:
+    """The postings of ``slices`` (Index.live_slices: sorted by key, document,
+    position) whose key at least two documents hold. A key's postings may run on into
+    the next slice: the last key of each is decided with the next."""
+    held: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    for part in slices:
+        if held is not None and held[0].shape[0]:
+            part = tuple(np.concatenate([a, b]) for a, b in zip(held, part, strict=True))
+        keys = part[0]
+        if not keys.shape[0]:
+            continue
+        last = int(np.searchsorted(keys, keys[-1], side="left"))  # the last key's run
+        held = tuple(array[last:] for array in part)
+        yield _several_only(*(array[:last] for array in part))
+    if held is not None and held[0].shape[0]:
+        yield _several_only(*held)
+
+
+def _several_only(
+    keys: np.ndarray, docs: np.ndarray, positions: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The postings (whole runs of keys, sorted by key and document) whose key is in two
+    documents or more."""
+    if keys.shape[0] < 2:
+        return keys[:0], docs[:0], positions[:0]
+    same_key = keys[1:] == keys[:-1]
+    run = np.empty(keys.shape[0], dtype=np.int64)  # each posting's run of one key
+    run[0] = 0
+    np.cumsum(~same_key, out=run[1:])
+    # a key's documents ascend along its run: another document shows as a change
+    several = np.zeros(int(run[-1]) + 1, dtype=bool)
+    several[run[1:][same_key & (docs[1:] != docs[:-1])]] = True
+    keep = several[run]
+    return keys[keep], docs[keep], positions[keep]
+
+
+def _keys_held_by(index: Index, kind: str, docs: np.ndarray) -> np.ndarray:
+    """The keys of a kind that documents ``docs`` (templates) hold, sorted: a pass of
+    its own over the postings, when there are any such documents."""
+    if not docs.shape[0]:
+        return np.zeros(0, np.uint32)
+    found = [keys[np.isin(owners, docs)] for keys, owners, _ in index.live_slices(kind)]
+    return np.unique(np.concatenate(found)) if found else np.zeros(0, np.uint32)
+
+
+def _left_out(postings: _Postings, given: np.ndarray, max_docs: int) -> np.ndarray:
+    """Keys to leave out: boilerplate (in more than ``max_docs`` documents) and the
+    ``given`` ones (templates')."""
+    return np.union1d(postings.frequent(max_docs), given).astype(np.uint32)
+
+
+def _streamed_digests(index: Index, n: int, given: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`set_digests` of the index's fingerprints, read a slice at a time (each
+    document's set is all its keys, those of no other document included)."""
+    holding = np.zeros(0, np.int32)
+    if given.shape[0]:
+        holders = [
+            owners[np.isin(keys, given)] for keys, owners, _ in index.live_slices(FINGERPRINTS)
+        ]
+        holding = np.unique(np.concatenate(holders)) if holders else holding
+    sums = _SetSums(n)
+    for keys, owners, _ in index.live_slices(FINGERPRINTS):
+        if holding.shape[0]:
+            keep = ~np.isin(owners, holding)
+            keys, owners = keys[keep], owners[keep]
+        sums.add(keys, owners)
+    return digests_of(sums.summed, sums.held.astype(np.uint64))
+
+
 def set_digests(
     keys: np.ndarray, owners: np.ndarray, n: int, given: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -573,17 +650,30 @@ def set_sums(keys: np.ndarray, owners: np.ndarray, n: int) -> tuple[np.ndarray, 
     """Per document, a sum naming its set of keys and how many there are (postings
     sorted by key, then document). Postings cut by key range add up: the ranges' sums,
     added modulo 2^64, are the whole's (engine/candidate_shards)."""
-    summed = np.zeros(n, dtype=np.uint64)
-    held = np.zeros(n, dtype=np.int64)
+    sums = _SetSums(n)
     for lo in range(0, keys.shape[0], _SLICE):  # a slice at a time: no 64-bit copy of all
-        k, o = keys[lo : lo + _SLICE], owners[lo : lo + _SLICE]
-        first = np.empty(k.shape[0], dtype=bool)  # each key once per document
-        first[0] = lo == 0 or keys[lo] != keys[lo - 1] or owners[lo] != owners[lo - 1]
-        first[1:] = (k[1:] != k[:-1]) | (o[1:] != o[:-1])
-        k, o = k[first], o[first]
-        np.add.at(summed, o, mix64(k, 2))  # the same set, the same sum
-        held += np.bincount(o, minlength=n)
-    return summed, held.astype(np.uint64)
+        sums.add(keys[lo : lo + _SLICE], owners[lo : lo + _SLICE])
+    return sums.summed, sums.held.astype(np.uint64)
+
+
+class _SetSums:
+    """:func:`set_sums` of postings given in consecutive slices."""
+
+    def __init__(self, n: int) -> None:
+        self.summed = np.zeros(n, dtype=np.uint64)
+        self.held = np.zeros(n, dtype=np.int64)
+        self._last: tuple[int, int] | None = None  # the slice before's last (key, owner)
+
+    def add(self, keys: np.ndarray, owners: np.ndarray) -> None:
+        if not keys.shape[0]:
+            return
+        first = np.empty(keys.shape[0], dtype=bool)  # each key once per document
+        first[0] = self._last != (int(keys[0]), int(owners[0]))
+        first[1:] = (keys[1:] != keys[:-1]) | (owners[1:] != owners[:-1])
+        self._last = (int(keys[-1]), int(owners[-1]))
+        k, o = keys[first], owners[first]
+        np.add.at(self.summed, o, mix64(k, 2))  # the same set, the same sum
+        self.held += np.bincount(o, minlength=self.summed.shape[0])
 
 
 def digests_of(summed: np.ndarray, held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
