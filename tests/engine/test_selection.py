@@ -260,3 +260,35 @@ def test_pairs_of_unchanged_documents_follow_a_key_that_crossed_the_limit() -> N
     found, again = folder.selected(kept(found), 3)
     assert again and {(c.a, c.b) for c in found.candidates} == among
     same_as_whole(folder, found, 3)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    texts=st.dictionaries(st.sampled_from(NAMES), parts, min_size=2, max_size=9),
+    template=st.booleans(),
+    slice_size=st.sampled_from([1, 2, 3, 5, 17]),
+)
+def test_a_selection_is_the_same_whatever_slices_the_postings_are_read_in(
+    texts: dict[str, tuple[int, ...]], template: bool, slice_size: int
+) -> None:
+    """Selection reads the postings a slice at a time, keeping only keys several
+    documents hold (a key's run may go on into the next slices), and the templates'
+    keys and the documents' digests in passes of their own: the same candidates, keys
+    to ignore and basis as when a slice holds them all."""
+    from doublet.engine import index as index_module
+
+    folder = Folder()
+    if template:
+        texts = {**texts, "template.txt": (0, 1)}
+    for name, chosen in texts.items():
+        folder.put(name, chosen)
+    whole = select_all(folder.index, 3, digest_of)
+    original = index_module._SLICE
+    index_module._SLICE = slice_size
+    try:
+        sliced = select_all(folder.index, 3, digest_of)
+    finally:
+        index_module._SLICE = original
+    assert sliced.candidates == whole.candidates
+    assert np.array_equal(sliced.ignored, whole.ignored)
+    assert msgpack.packb(as_data(sliced)) == msgpack.packb(as_data(whole))
