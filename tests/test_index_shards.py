@@ -225,3 +225,16 @@ def test_an_index_with_postings_pending_keeps_them(indexed: Workspace) -> None:
     index.add("another.txt", document.keys, document.mode)
     assert not index.keep_postings_in(readable)
     assert all(table._base is not None for table in index._tables.values())
+
+
+def test_where_an_open_file_cannot_be_renamed_nothing_is_kept_to_read_back(
+    indexed: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows renames no open file: the save is the same, and the index keeps its
+    postings (none are handed back to read)."""
+    monkeypatch.setattr(index_store.sys, "platform", "win32")
+    index = indexed.index.snapshot()
+    readable: index_store.Readable = {}
+    index_store.save(index, indexed.root, readable=readable)
+    assert readable == {}
+    assert _tables(index_store.load(indexed.root)) == _tables(index)

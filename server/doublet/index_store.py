@@ -253,7 +253,6 @@ class _Placed:
     file: _SavedFile | None = None
 
     def piece(self, keys: np.ndarray, positions: np.ndarray) -> _Piece:
-        assert self.file is not None
         return _Piece(
             self.file,
             self.raw_start + self.offsets[id(keys)],
@@ -263,7 +262,7 @@ class _Placed:
 
 
 class _Piece(NamedTuple):
-    file: _SavedFile
+    file: _SavedFile | None  # None: not kept open (Windows renames no open file)
     keys_at: int
     positions_at: int
     count: int
@@ -286,7 +285,7 @@ class _StoredPostings:
         positions = np.empty(keys.shape[0], np.dtype("<u4"))
         for piece, first in zip(self._pieces, self._firsts, strict=False):
             a, b = max(lo, first), min(hi, first + piece.count)
-            if a < b:
+            if a < b and piece.file is not None:
                 piece.file.read_into(keys[a - lo : b - lo], piece.keys_at + 4 * (a - first))
                 piece.file.read_into(
                     positions[a - lo : b - lo], piece.positions_at + 4 * (a - first)
@@ -386,7 +385,8 @@ def _save(
     with lock:
         index.saved_as = data["state"]
         taken = index.take_merged(snapshot)  # what the export folded, not folded again
-    if readable is not None and taken:
+    opened = all(piece.file is not None for pieces in stored.values() for piece in pieces)
+    if readable is not None and taken and opened:
         readable.update({kind: _StoredPostings(pieces) for kind, pieces in stored.items()})
     _remove_other_shards(folder, {shard["file"] for shard in data.get("shards", [])})
     return folder / FILE
@@ -458,7 +458,7 @@ def _write_file(
             out.write(digest)
             out.flush()
             os.fsync(out.fileno())
-        if placed is not None:
+        if placed is not None and sys.platform != "win32":  # (an open file is not renamed)
             placed.file = _SavedFile(temporary)
         os.replace(temporary, target)
     except BaseException:
