@@ -714,3 +714,24 @@ def test_sorted_postings_unpack_in_place_into_keys_and_positions(postings, slice
         assert segment.positions.tolist() == [p for _, p in ordered]
     finally:
         index_module._UNPACK_SLICE = original
+
+
+def test_pending_postings_are_folded_in_place_unless_removed_ones_are_held(monkeypatch) -> None:
+    """A batch command folds what it added before saving; with a removed document's
+    postings still held, the save's export folds and drops them a kind at a time."""
+    monkeypatch.setattr(index_module, "COMPACT_SHARE", 10.0)  # the removed stay held
+    texts = {f"d{i}.txt": " ".join(UNRELATED_SENTENCES[i : i + 6]) for i in range(4)}
+    index = Index()
+    for name, text in texts.items():
+        index.add(name, document(name, text).keys, PROSE)
+    before = {kind: [a.tolist() for a in index.live_postings(kind)] for kind in KINDS}
+    index = Index()
+    for name, text in texts.items():
+        index.add(name, document(name, text).keys, PROSE)
+    index.fold_pending()
+    assert not any(table.holds_pending() for table in index._tables.values())
+    assert {kind: [a.tolist() for a in index.live_postings(kind)] for kind in KINDS} == before
+    index.remove("d1.txt")
+    index.add("d1.txt", document("d1.txt", texts["d2.txt"]).keys, PROSE)
+    index.fold_pending()
+    assert index._tables[FINGERPRINTS].holds_pending()

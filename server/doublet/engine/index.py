@@ -1249,7 +1249,12 @@ class Index:
         command saves next, and a save's snapshot would share the pending arrays until the
         save ends, beside their sorted copies (184 MB at 100,000 documents); folded here,
         each kind's are let go of as soon as they are sorted. An editor's save does not:
-        sorting 100,000 documents' postings holds the index for seconds."""
+        sorting 100,000 documents' postings holds the index for seconds. Nor when
+        removed documents' postings are still held: the save's export then folds and
+        drops them a kind at a time (folded here, every kind's folded postings would be
+        held beside the export's copies without the dead)."""
+        if self._dead_postings:
+            return
         for table in self._tables.values():
             table.merge()
 
