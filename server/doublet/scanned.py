@@ -20,7 +20,7 @@ from doublet.engine.resemblance import Resemblance, combined
 from doublet.excerpts import line_range
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ScannedPassage:
     """A passage with the lines of both its sides (1-based, first and last) and its
     ``digest`` (the name an "ignore this match" entry records)."""

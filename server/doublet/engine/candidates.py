@@ -194,7 +194,7 @@ def pairing_limit(documents: int, max_docs: int) -> int:
     return min(max_docs, max(MIN_PAIRING, math.ceil(PAIRING_SHARE * documents)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """Two documents worth aligning, and the evidence that selected them."""
 

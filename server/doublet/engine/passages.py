@@ -39,7 +39,7 @@ PARAPHRASED_SCORE = 0.5
 MAX_SEED_PRODUCT = 64
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Side:
     """One side of a passage: a range of units and the original text it spans."""
 
@@ -53,7 +53,7 @@ class Side:
         return self.stop - self.first
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Passage:
     """A range of A that matches a range of B."""
 

@@ -41,7 +41,7 @@ LITERALS_WEIGHT = 0.3
 NAMES_WEIGHT = 0.1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Resemblance:
     """A pair's evidence and the score made of it (all in [0, 1])."""
 
