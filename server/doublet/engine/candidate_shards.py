@@ -34,8 +34,8 @@ from doublet.engine.candidates import (
     _dense_of,
     _found_in,
     _given_keys,
-    _ignored,
     _isin_sorted,
+    _left_out,
     _lexicon_evidence,
     _Postings,
     _sentence_evidence,
@@ -107,12 +107,13 @@ def seeds_of_shard(
     templates, n = limits.templates, limits.n
     ignored, sums = np.zeros(0, np.uint32), None
     limit = min(limits.pairing, SENTENCE_PAIRING) if kind == SENTENCES else limits.pairing
+    given = _given_keys(postings, templates)
     if kind == FINGERPRINTS:
-        ignored = _ignored(postings, templates, limits.max_docs)
-        given = _given_keys(postings, templates)  # their holders pair by no same text
+        ignored = _left_out(postings, given, limits.max_docs)
+        # the holders of a template's keys pair by no same text
         holding = np.unique(postings.docs[np.isin(postings.keys, given)]).astype(np.int64)
         sums = (*set_sums(postings.keys, postings.docs, n), holding)
-    postings = postings.without_keys(_ignored(postings, templates, limit))
+    postings = postings.without_keys(_left_out(postings, given, limit))
     chunks = [_cut(kind, a, b, at_a, at_b, limits) for a, b, at_a, at_b in postings.pairs()]
     width = {SENTENCES: 2, FINGERPRINTS: 3, LEXICON: 1}[kind]
     parts = [

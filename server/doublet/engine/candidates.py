@@ -406,7 +406,9 @@ def all_candidates(
     seeds = np.concatenate([counts for _, counts in found_parts])
 
     given = _keys_held_by(index, FINGERPRINTS, templates)
-    digests = _streamed_digests(index, n, given)
+    digests = set_digests(
+        lambda: ((keys, owners) for keys, owners, _ in index.live_slices(FINGERPRINTS)), n, given
+    )
     copied = _Postings.of(*index.live_postings(FINGERPRINTS, keep=held_by_several))
     ignored = _left_out(copied, given, max_docs)
     if seen is not None:
@@ -615,35 +617,26 @@ def _left_out(postings: _Postings, given: np.ndarray, max_docs: int) -> np.ndarr
     return np.union1d(postings.frequent(max_docs), given).astype(np.uint32)
 
 
-def _streamed_digests(index: Index, n: int, given: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`set_digests` of the index's fingerprints, read a slice at a time (each
-    document's set is all its keys, those of no other document included)."""
-    holding = np.zeros(0, np.int32)
+def set_digests(
+    postings: Callable[[], Iterable[tuple[np.ndarray, np.ndarray]]], n: int, given: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Documents (ids, ascending) and a digest of each one's set of fingerprint keys,
+    for those holding any key and none of ``given`` (a template's). ``postings`` gives
+    (keys, owners) in consecutive slices, sorted by key, then owner, each time it is
+    called: a folder's are read from the index a slice at a time (each document's set
+    is all its keys, those of no other document included), and once more first to
+    find the holders of ``given`` keys, if there are any."""
+    holding = np.zeros(0, np.int64)
     if given.shape[0]:
-        holders = [
-            owners[np.isin(keys, given)] for keys, owners, _ in index.live_slices(FINGERPRINTS)
-        ]
+        holders = [owners[np.isin(keys, given)] for keys, owners in postings()]
         holding = np.unique(np.concatenate(holders)) if holders else holding
     sums = _SetSums(n)
-    for keys, owners, _ in index.live_slices(FINGERPRINTS):
+    for keys, owners in postings():
         if holding.shape[0]:
             keep = ~np.isin(owners, holding)
             keys, owners = keys[keep], owners[keep]
         sums.add(keys, owners)
     return digests_of(sums.summed, sums.held.astype(np.uint64))
-
-
-def set_digests(
-    keys: np.ndarray, owners: np.ndarray, n: int, given: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Documents (ids, ascending) and a digest of each one's set of fingerprint keys
-    (wherever they are; postings sorted by key, then document), for those holding any
-    key and none of ``given`` (a template's)."""
-    if given.shape[0] and keys.shape[0]:
-        holding = np.unique(owners[np.isin(keys, given)])
-        keep = ~np.isin(owners, holding)
-        keys, owners = keys[keep], owners[keep]
-    return digests_of(*set_sums(keys, owners, n))
 
 
 def set_sums(keys: np.ndarray, owners: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -764,12 +757,6 @@ def _dense_of(
     is_dense = _isin_sorted(named, dense)
     counts = zip(named[is_dense].tolist(), shared[is_dense].tolist(), strict=True)
     return counts, sharing
-
-
-def _ignored(postings: _Postings, templates: np.ndarray, max_docs: int) -> np.ndarray:
-    """Keys to leave out: boilerplate (in more than ``max_docs`` documents) and templates'."""
-    of_templates = np.unique(postings.keys[np.isin(postings.docs, templates)])
-    return np.union1d(postings.frequent(max_docs), of_templates).astype(np.uint32)
 
 
 def _sentence_pairs(

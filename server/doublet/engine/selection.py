@@ -485,7 +485,8 @@ class _Reselection:
         mine = focus[docs]
         keys, docs = keys[mine], docs[mine]
         order = np.lexsort((docs, keys))
-        made, values = set_digests(keys[order], docs[order], self.n, kinds[FINGERPRINTS].given)
+        ordered = [(keys[order], docs[order])]
+        made, values = set_digests(lambda: ordered, self.n, kinds[FINGERPRINTS].given)
         digests[made], has_digest[made] = values, True
         return digests, has_digest
 
