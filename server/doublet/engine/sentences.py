@@ -242,42 +242,42 @@ class Sentences:
 def give_cells_together(each: Sequence[Sentences]) -> None:
     """Make the :attr:`Sentences.cells` of many documents' sentences at once, the same
     as each alone: a few sorts over all of them instead of two ``np.unique`` per
-    document (a scan aligns thousands of short documents; engine/joined)."""
+    document (a scan aligns thousands of short documents; engine/joined).
+
+    Each sort is of one integer key (the term's number, then document and term, then
+    sentence and term numbered across the documents): a ``lexsort`` of two keys took
+    twice as long, a quarter of cutting an editor's candidates into sentences."""
     lengths = np.array([s.term_ids.shape[0] for s in each], dtype=np.int64)
     if not each or not lengths.sum():
         return
     document = np.repeat(np.arange(len(each)), lengths)
-    term_ids = np.concatenate([s.term_ids for s in each])
-    owners = np.concatenate([s.owners for s in each])
-    # each document's vocabulary: its distinct term ids, ascending
-    by_term = np.lexsort((term_ids, document))
-    sorted_ids, sorted_documents = term_ids[by_term], document[by_term]
-    new_term = np.ones(by_term.shape[0], dtype=bool)
-    new_term[1:] = (sorted_ids[1:] != sorted_ids[:-1]) | (
-        sorted_documents[1:] != sorted_documents[:-1]
-    )
-    vocabulary = sorted_ids[new_term]
-    widths = np.bincount(sorted_documents[new_term], minlength=len(each))
+    # sentences numbered across the documents, in document order
+    sentences = np.array([int(s.owners.max(initial=-1)) + 1 for s in each], dtype=np.int64)
+    first_sentence = np.cumsum(sentences) - sentences
+    owners = np.concatenate([s.owners for s in each]) + np.repeat(first_sentence, lengths)
+    # each document's vocabulary: its distinct term ids, ascending, documents in order
+    distinct, term = np.unique(np.concatenate([s.term_ids for s in each]), return_inverse=True)
+    width = distinct.shape[0]
+    vocabulary_keys, global_term = np.unique(document * width + term, return_inverse=True)
+    vocabulary = distinct[vocabulary_keys % width]
+    term_document = vocabulary_keys // width
+    widths = np.bincount(term_document, minlength=len(each))
     first_term = np.cumsum(widths) - widths  # where each document's vocabulary begins
-    global_term = np.empty(by_term.shape[0], dtype=np.int64)
-    global_term[by_term] = np.cumsum(new_term) - 1
     # each document's cells: distinct (sentence, term), by sentence then term
-    by_cell = np.lexsort((global_term, owners, document))
-    cell_term, cell_owner = global_term[by_cell], owners[by_cell]
-    new_cell = np.ones(by_cell.shape[0], dtype=bool)
-    new_cell[1:] = (cell_term[1:] != cell_term[:-1]) | (cell_owner[1:] != cell_owner[:-1])
-    starts = new_cell.nonzero()[0]
-    counts = np.diff(np.append(starts, by_cell.shape[0]))
-    rows, terms = cell_owner[starts], cell_term[starts]
-    frequency = np.bincount(terms, minlength=vocabulary.shape[0])
-    cells_of = np.bincount(document[by_cell][starts], minlength=len(each))
+    count = vocabulary_keys.shape[0]
+    cells, counts = np.unique(owners * count + global_term, return_counts=True)
+    terms = cells % count
+    cell_document = term_document[terms]
+    rows = cells // count - first_sentence[cell_document]
+    frequency = np.bincount(terms, minlength=count)
+    cells_of = np.bincount(cell_document, minlength=len(each))
     first_cell = np.cumsum(cells_of) - cells_of
-    for i, sentences in enumerate(each):
+    for i, sentences_of in enumerate(each):
         if not lengths[i]:
             continue  # made alone when asked for: an empty vocabulary is no work
         lo, hi = int(first_term[i]), int(first_term[i] + widths[i])
         c0, c1 = int(first_cell[i]), int(first_cell[i] + cells_of[i])
-        sentences.__dict__["cells"] = TermCells(  # the cached_property's own place
+        sentences_of.__dict__["cells"] = TermCells(  # the cached_property's own place
             # copies: a view would keep the whole batch's arrays while one document is kept
             vocabulary[lo:hi].copy(),
             rows[c0:c1].copy(),
