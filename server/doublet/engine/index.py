@@ -440,6 +440,48 @@ def _merged(older: _Segment, newer: _Segment) -> _Segment:
     )
 
 
+@dataclass(frozen=True)
+class _Runs:
+    """Where the runs of some keys start (``lo``) and end (``hi``) in one segment."""
+
+    segment: _Segment
+    lo: np.ndarray
+    hi: np.ndarray
+
+    def of(self, keys: np.ndarray) -> _Runs:
+        """The runs of the keys at ``keys`` (indices) only."""
+        return _Runs(self.segment, self.lo[keys], self.hi[keys])
+
+
+def _taken(
+    runs: list[_Runs], count: int, cap: int | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The postings in ``runs`` of ``count`` keys: (which key, global position), and which
+    keys had more than ``cap`` in a segment. With a ``cap``, at most that many of a key
+    per segment, spread evenly over its run (which is in document order, so that they
+    show as many documents as they can)."""
+    which_parts, global_parts = [], []
+    cut = np.zeros(count, dtype=bool)
+    for part in runs:
+        lo, run = part.lo, part.hi - part.lo
+        taken = run
+        if cap is not None:
+            cut |= run > cap
+            taken = np.minimum(run, cap)
+        total = int(taken.sum())
+        if not total:
+            continue
+        within = np.arange(total) - np.repeat(np.cumsum(taken) - taken, taken)
+        if cap is not None:  # the j-th of ``taken`` picks: j * run // taken
+            within = within * np.repeat(run, taken) // np.repeat(taken, taken)
+        which_parts.append(np.repeat(np.arange(count), taken))
+        global_parts.append(part.segment.positions[np.repeat(lo, taken) + within])
+    if not which_parts:
+        nothing = np.zeros(0, dtype=np.int64)
+        return nothing, nothing, cut
+    return np.concatenate(which_parts), np.concatenate(global_parts).astype(np.int64), cut
+
+
 #: Postings added and not sorted yet are copied into arrays of this many, filled in
 #: turn: a scan adds 100,000 documents, and keeping each one's arrays (two objects
 #: and a segment per document and kind) scattered 900,000 small objects through the
@@ -620,38 +662,15 @@ class _Table:
 
     def lookup(self, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Postings of sorted unique ``wanted`` keys: (which wanted key, global position)."""
-        which, at, _ = self.lookup_sample(wanted, None)
+        which, at, _ = _taken(self.runs(wanted), wanted.shape[0], None)
         return which, at
 
-    def lookup_sample(
-        self, wanted: np.ndarray, cap: int | None
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Like ``lookup``, but at most ``cap`` postings of a key per segment, spread
-        evenly over its run (which is in document order, so that they show as many
-        documents as they can); and which keys had more (not all there then)."""
-        which_parts, global_parts = [], []
-        cut = np.zeros(wanted.shape[0], dtype=bool)
-        for segment in self.segments():
-            if not len(segment):
-                continue
-            lo, hi = segment.runs(wanted)
-            run = hi - lo
-            count = run
-            if cap is not None:
-                cut |= run > cap
-                count = np.minimum(run, cap)
-            total = int(count.sum())
-            if not total:
-                continue
-            within = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
-            if cap is not None:  # the j-th of ``count`` picks: j * run // count
-                within = within * np.repeat(run, count) // np.repeat(count, count)
-            which_parts.append(np.repeat(np.arange(wanted.shape[0]), count))
-            global_parts.append(segment.positions[np.repeat(lo, count) + within])
-        if not which_parts:
-            nothing = np.zeros(0, dtype=np.int64)
-            return nothing, nothing, cut
-        return np.concatenate(which_parts), np.concatenate(global_parts).astype(np.int64), cut
+    def runs(self, wanted: np.ndarray) -> list[_Runs]:
+        """Where the run of each of sorted unique ``wanted`` keys lies in each segment
+        that holds postings: found once, then taken in samples or whole (``_taken``)."""
+        return [
+            _Runs(segment, *segment.runs(wanted)) for segment in self.segments() if len(segment)
+        ]
 
     def compact(self, keep: np.ndarray, shift: np.ndarray) -> None:
         """Keep the base postings of ``keep`` (merged first), moved by ``shift``."""
@@ -1110,13 +1129,14 @@ class Index:
         spread over its run, and only if they do not already show more than ``limit``
         documents is it fetched whole.
         """
-        which, at, cut = self._tables[kind].lookup_sample(wanted, limit + 1)
+        runs = self._tables[kind].runs(wanted)
+        which, at, cut = _taken(runs, wanted.shape[0], limit + 1)
         which, doc, at = self._live(which, at)
         documents = documents_per_key(which, doc, wanted.shape[0])
         again = np.flatnonzero(cut & (documents <= limit))  # not shown yet: fetch whole
         if again.shape[0]:
-            keep = ~np.isin(which, again)
-            more_which, more_at = self._tables[kind].lookup(wanted[again])
+            keep = ~cut[which]  # the keys cut are either again or common (dropped)
+            more_which, more_at, _ = _taken([r.of(again) for r in runs], again.shape[0], None)
             more_which, more_doc, more_at = self._live(more_which, more_at)
             which = np.concatenate([which[keep], again[more_which]])
             doc = np.concatenate([doc[keep], more_doc])
