@@ -341,19 +341,22 @@ class _Segment:
     def _search(
         self, wanted: np.ndarray, lo: np.ndarray, hi: np.ndarray, long: np.ndarray, right: bool
     ) -> np.ndarray:
-        """``searchsorted`` of ``wanted``, each known to lie in ``[lo, hi)``; those at
-        ``long`` (longer ranges) searched over the whole segment."""
-        keys, last = self.keys, len(self) - 1
-        for _ in range(_RANGE_STEPS):
-            mid = (lo + hi) >> 1
-            below = keys[np.minimum(mid, last)]
-            up = (below <= wanted) if right else (below < wanted)
-            up &= lo < hi
-            lo = np.where(up, mid + 1, lo)
-            hi = np.where(up, hi, np.maximum(mid, lo))
+        """``searchsorted`` of ``wanted``, each known to lie in ``[lo, hi]``; those at
+        ``long`` (longer ranges) searched over the whole segment.
+
+        The steps halve a window of 2^_RANGE_STEPS from ``lo`` whatever the range's
+        length: the keys are sorted throughout, so those past ``hi`` are all larger and
+        never stepped over (four array operations a step, not eight)."""
+        keys = self.keys
+        before = lo - 1  # the last place known to hold a key below (or, if right, at most)
+        for step in (1 << s for s in reversed(range(_RANGE_STEPS))):
+            probe = before + step
+            at = keys.take(probe, mode="clip")
+            before = np.where((at <= wanted) if right else (at < wanted), probe, before)
+        found = np.minimum(before + 1, hi)
         if long.shape[0]:
-            lo[long] = np.searchsorted(keys, wanted[long], side="right" if right else "left")
-        return lo
+            found[long] = np.searchsorted(keys, wanted[long], side="right" if right else "left")
+        return found
 
     def has_directory(self) -> bool:
         return self._directory is not None
@@ -464,18 +467,22 @@ def _taken(
     cut = np.zeros(count, dtype=bool)
     for part in runs:
         lo, run = part.lo, part.hi - part.lo
-        taken = run
+        taken, over = run, None
         if cap is not None:
-            cut |= run > cap
+            over = np.flatnonzero(run > cap)
+            cut[over] = True
             taken = np.minimum(run, cap)
         total = int(taken.sum())
         if not total:
             continue
-        within = np.arange(total) - np.repeat(np.cumsum(taken) - taken, taken)
-        if cap is not None:  # the j-th of ``taken`` picks: j * run // taken
-            within = within * np.repeat(run, taken) // np.repeat(taken, taken)
+        first = np.cumsum(taken) - taken  # where each key's postings begin among those taken
+        place = np.arange(total) + np.repeat(lo - first, taken)  # the j-th of a run: lo + j
+        if over is not None and over.shape[0]:  # of a longer run, the j-th of cap: j * run // cap
+            j = np.arange(cap)
+            picked = lo[over, None] + j * run[over, None] // cap
+            place[(first[over, None] + j).ravel()] = picked.ravel()
         which_parts.append(np.repeat(np.arange(count), taken))
-        global_parts.append(part.segment.positions[np.repeat(lo, taken) + within])
+        global_parts.append(part.segment.positions[place])
     if not which_parts:
         nothing = np.zeros(0, dtype=np.int64)
         return nothing, nothing, cut
