@@ -25,6 +25,7 @@ def test_lookups_give_what_was_added_through_every_growth(batches, bits) -> None
         values, found = table.lookup(probe)
         assert found.tolist() == [int(s) in added for s in probe.tolist()]
         assert values[found].tolist() == [added[int(s)] for s in probe[found].tolist()]
+        assert not values[~found].any()  # 0 where absent
         assert len(table) == len(added)
         assert 2 * len(table) <= table.symbols.shape[0]  # never more than half full
 

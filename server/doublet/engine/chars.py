@@ -108,7 +108,8 @@ def char_units(text: str) -> Units:
         return Units.empty(0)
     astral = cps >= _BMP
     has_astral = bool(astral.any())
-    index = np.where(astral, _ASTRAL, cps) if has_astral else cps
+    # signed indices: numpy converts unsigned ones itself, at twice the cost of this
+    index = (np.where(astral, _ASTRAL, cps) if has_astral else cps).astype(np.intp)
     folded = _table[index]
     unknown = folded == _UNSET
     if has_astral:
@@ -124,7 +125,7 @@ def char_units(text: str) -> Units:
     if not special.any():
         keep = np.flatnonzero((folded != _DROP) & ~joiners)
         symbols = folded[keep].astype(np.uint64)
-        starts = keep.astype(np.int64)
+        starts = keep.astype(np.int64, copy=False)  # flatnonzero's own: no copy
     else:
         symbols, starts = _units_with_expansions(cps, folded, np.flatnonzero(special), joiners)
     return Units(symbols, starts, _ends(starts, joiners), n)

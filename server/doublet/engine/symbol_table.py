@@ -34,17 +34,17 @@ class SymbolTable:
 
     def lookup(self, symbols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each symbol's value (0 if absent), and whether it is present."""
-        values = np.zeros(symbols.shape[0], dtype=np.int64)
-        found = np.zeros(symbols.shape[0], dtype=bool)
-        slot = symbols & self.mask
+        # slots as signed integers: indexing with unsigned ones converts them first
+        mask = np.int64(self.mask)
+        slot = (symbols & self.mask).view(np.int64)
         held = self.symbols[slot]
-        hit = (held == symbols) & (symbols != EMPTY)
-        found[hit] = True
-        values[hit] = self.values[slot[hit]]
+        stored = symbols != EMPTY
+        found = (held == symbols) & stored
+        values = np.where(found, self.values[slot], 0)
         # a symbol whose home slot holds another is looked for further along
-        going = np.flatnonzero(~hit & (held != EMPTY) & (symbols != EMPTY))
+        going = np.flatnonzero(~found & (held != EMPTY) & stored)
         while going.shape[0]:
-            slot[going] = (slot[going] + np.uint64(1)) & self.mask
+            slot[going] = (slot[going] + 1) & mask
             held = self.symbols[slot[going]]
             hit = held == symbols[going]
             found[going[hit]] = True

@@ -50,7 +50,9 @@ def words_of(chars: Units) -> tuple[Units, np.ndarray]:
         return Units.empty(chars.text_length), np.zeros(0, dtype=np.int64)
     first = word_boundaries(chars)
     lengths = np.diff(np.append(first, len(chars)))
-    place = np.arange(len(chars), dtype=np.uint64) - np.repeat(first.astype(np.uint64), lengths)
+    # each character's place in its word, counted in 64 bits and read as unsigned
+    # (no negative value): no converted copies of the characters' arrays
+    place = (np.arange(len(chars), dtype=np.int64) - np.repeat(first, lengths)).view(np.uint64)
     with np.errstate(over="ignore"):
         symbols = mix64(
             np.add.reduceat(_keyed(chars.symbols, place), first) + lengths.astype(np.uint64)
@@ -72,7 +74,8 @@ _KEYS = mix64(
 
 def _keyed(symbols: np.ndarray, place: np.ndarray) -> np.ndarray:
     """``mix64(symbols ^ place << 40)``: looked up where the table has it."""
-    slot = symbols * np.uint64(_TABLE_PLACES) + place
+    # the slots as signed: indexing with unsigned integers converts them first
+    slot = (symbols * np.uint64(_TABLE_PLACES) + place).view(np.int64)
     common = (symbols < _TABLE_SYMBOLS) & (place < _TABLE_PLACES)
     if common.all():
         return _KEYS[slot]
