@@ -18,7 +18,7 @@ from doublet.engine.chars import fold_text
 from doublet.engine.comparison import PairResult, compare
 from doublet.engine.document import Document
 from doublet.engine.modes import MODES
-from doublet.engine.passages import Passage, _exact_runs, union_length
+from doublet.engine.passages import Passage, _exact_runs, chain_seeds, union_length
 
 PROSE = MODES["prose"]
 SEEDS = Path(__file__).resolve().parents[1] / "data" / "seeds"
@@ -362,3 +362,46 @@ def test_exact_runs_of_all_chains_at_once_equal_one_segment_at_a_time(
     # compared a few units at a time, and longer segments alone (as long documents are)
     with patch.object(passages, "_RUNS_UNITS", slice_units):
         assert _exact_runs(ua, ub, seeds_a, seeds_b, chains, k, reach) == expected
+
+
+def _chains_as_specified(seeds_a: list[int], seeds_b: list[int], k: int, gap: int):
+    """chain_seeds as its docstring says it, plainly: each seed, in A order, joins the
+    open chain it is nearest to (the first of equals), else opens one."""
+    chains: list[list[int]] = []
+    open_chains: list[dict] = []
+    for i, (a, b) in enumerate(zip(seeds_a, seeds_b, strict=True)):
+        open_chains = [c for c in open_chains if a - c["a_end"] <= gap]
+        near = [
+            (max(0, a - c["a_end"]) + abs(b - (c["b_last"] + a - c["a_end"] + k)), c)
+            for c in open_chains
+            if a > c["a_end"] - k and c["b_last"] - k <= b <= c["b_end"] + gap
+        ]
+        near = [(cost, c) for cost, c in near if cost <= 3 * gap]
+        if not near:
+            open_chains.append({"a_end": a + k, "b_last": b, "b_end": b + k, "at": len(chains)})
+            chains.append([i])
+            continue
+        best = min(near, key=lambda pair: pair[0])[1]  # the first of the nearest
+        best.update(a_end=max(best["a_end"], a + k), b_last=b, b_end=max(best["b_end"], b + k))
+        chains[best["at"]].append(i)
+    return chains
+
+
+@given(
+    seeds=st.lists(
+        st.tuples(st.integers(0, 120), st.sampled_from([0, 3, 40, -25]), st.integers(-6, 6)),
+        max_size=120,
+    ),
+    k=st.integers(1, 12),
+    gap=st.integers(0, 40),
+)
+def test_seeds_are_chained_as_specified(
+    seeds: list[tuple[int, int, int]], k: int, gap: int
+) -> None:
+    """Seeds in A order (ties any way) on a few diagonals, each a little off: several
+    chains open at once, close calls between them, text moved and repeated."""
+    seeds = sorted(((a, a + shift + off) for a, shift, off in seeds), key=lambda s: s[0])
+    seeds_a = np.array([a for a, _ in seeds], dtype=np.int64)
+    seeds_b = np.array([b for _, b in seeds], dtype=np.int64)
+    got = chain_seeds(seeds_a, seeds_b, k, gap)
+    assert got == _chains_as_specified(seeds_a.tolist(), seeds_b.tolist(), k, gap)

@@ -220,28 +220,36 @@ def chain_seeds(seeds_a: np.ndarray, seeds_b: np.ndarray, k: int, gap: int) -> l
     """
     chains: list[list[int]] = []
     open_chains: list[list[int]] = []  # [a_end, b_last, b_end, index into chains]
+    # a scan chains the seeds of tens of thousands of pairs one at a time: the loop
+    # reads each chain's fields once and calls no function (max and abs were a fifth)
     for i, (a, b) in enumerate(zip(seeds_a.tolist(), seeds_b.tolist(), strict=True)):
         best = None
         best_cost = 3 * gap + 1
-        still_open = []
+        closed = False
         for chain in open_chains:
-            a_end, b_last, b_end, _ = chain
-            if a - a_end > gap:
-                continue  # seeds come in A order: this chain can grow no more
-            still_open.append(chain)
-            if a <= a_end - k or b < b_last - k or b > b_end + gap:
+            a_end = chain[0]
+            ahead = a - a_end
+            if ahead > gap:
+                closed = True  # seeds come in A order: this chain can grow no more
+                continue
+            b_last = chain[1]
+            if ahead <= -k or b < b_last - k or b > chain[2] + gap:
                 continue  # a chain moves forward in A; in B forward, or back a little
-            cost = max(0, a - a_end) + abs(b - (b_last + (a - (a_end - k))))
+            off = b - b_last - ahead - k  # from where B would be, moving as A does
+            cost = (ahead if ahead > 0 else 0) + (off if off >= 0 else -off)
             if cost < best_cost:
                 best, best_cost = chain, cost
-        open_chains = still_open
+        if closed:
+            open_chains = [chain for chain in open_chains if a - chain[0] <= gap]
         if best is None:
             open_chains.append([a + k, b, b + k, len(chains)])
             chains.append([i])
         else:
-            best[0] = max(best[0], a + k)
+            if a + k > best[0]:
+                best[0] = a + k
             best[1] = b
-            best[2] = max(best[2], b + k)
+            if b + k > best[2]:
+                best[2] = b + k
             chains[best[3]].append(i)
     return chains
 
