@@ -40,6 +40,7 @@ import numpy as np
 import doublet
 from doublet import index_store
 from doublet.engine.candidates import Candidate
+from doublet.engine.distinct import distinct
 from doublet.engine.hashing import mix64
 from doublet.engine.index import FINGERPRINTS, Index
 from doublet.engine.matching import Settings
@@ -232,11 +233,11 @@ def _ignored_per_document(index: Index, ignored: np.ndarray) -> dict[int, int]:
     distinct keys it holds (the same set, the same sum)."""
     if ignored.shape[0] == 0:
         return {}
-    keys = np.unique(ignored)
+    keys = distinct(ignored)
     which, doc, _ = index.postings_of(FINGERPRINTS, keys)
     if which.shape[0] == 0:
         return {}
-    pairs = np.unique(doc.astype(np.int64) << 32 | which.astype(np.int64))
+    pairs = distinct(doc.astype(np.int64) << 32 | which.astype(np.int64))
     docs = pairs >> 32
     mixed = mix64(keys[pairs & 0xFFFFFFFF].astype(np.uint64))
     starts = np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]])

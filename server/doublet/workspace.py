@@ -41,6 +41,7 @@ from doublet.engine.candidates import (
     boilerplate_shares,
 )
 from doublet.engine.comparison import PairResult, passage_digest
+from doublet.engine.distinct import distinct
 from doublet.engine.document import Document, DocumentKeys, keys_of
 from doublet.engine.given import given_spans
 from doublet.engine.index import Index, Role
@@ -564,7 +565,7 @@ class Workspace:
             templates = [e.name for e in self.index.entries() if e.role.template]
             if not templates:
                 return {}
-            keys = np.unique(
+            keys = distinct(
                 np.concatenate(
                     [index_keys(self.document(t).fingerprints.hashes) for t in templates]
                 )

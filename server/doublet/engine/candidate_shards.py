@@ -47,6 +47,7 @@ from doublet.engine.candidates import (
     same_digest_pairs,
     set_sums,
 )
+from doublet.engine.distinct import distinct
 from doublet.engine.index import FINGERPRINTS, KINDS, LEXICON, SENTENCES, Index
 
 #: Submit a step (a function and its arguments, handles among them) to run; get a handle.
@@ -95,7 +96,7 @@ def key_bounds(index: Index, shards: int) -> np.ndarray:
     sample = np.sort(np.concatenate([index.live_postings(k, one_in=97)[0] for k in KINDS]))
     if not sample.shape[0]:
         return np.zeros(0, np.uint32)
-    return np.unique(sample[(np.arange(1, shards) * sample.shape[0]) // shards])
+    return distinct(sample[(np.arange(1, shards) * sample.shape[0]) // shards])
 
 
 def seeds_of_shard(
@@ -111,7 +112,7 @@ def seeds_of_shard(
     if kind == FINGERPRINTS:
         ignored = _left_out(postings, given, limits.max_docs)
         # the holders of a template's keys pair by no same text
-        holding = np.unique(postings.docs[np.isin(postings.keys, given)]).astype(np.int64)
+        holding = distinct(postings.docs[np.isin(postings.keys, given)]).astype(np.int64)
         sums = (*set_sums(postings.keys, postings.docs, n), holding)
     postings = postings.without_keys(_left_out(postings, given, limit))
     chunks = [_cut(kind, a, b, at_a, at_b, limits) for a, b, at_a, at_b in postings.pairs()]

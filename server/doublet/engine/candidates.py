@@ -58,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from doublet.engine.distinct import common, distinct
 from doublet.engine.document import DocumentKeys
 from doublet.engine.hashing import mix64
 from doublet.engine.index import (
@@ -247,7 +248,7 @@ class _Postings:
         if not keys.shape[0]:
             return self
         # decided once per distinct key, then spread over its postings: one byte each
-        keep = np.repeat(~_isin_sorted(keys[self.starts], np.unique(ignored)), self.counts)
+        keep = np.repeat(~_isin_sorted(keys[self.starts], distinct(ignored)), self.counts)
         # sorted by key and document, a posting is past the first MAX_REPEATS of its
         # (key, document) when the one MAX_REPEATS places back has the same
         back = MAX_REPEATS
@@ -560,7 +561,7 @@ def _touching(
 
 def _given_keys(postings: _Postings, templates: np.ndarray) -> np.ndarray:
     """The keys that templates (ids ``templates``) hold, sorted."""
-    return np.unique(postings.keys[np.isin(postings.docs, templates)])
+    return distinct(postings.keys[np.isin(postings.docs, templates)])
 
 
 Slices = Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]
@@ -608,13 +609,13 @@ def _keys_held_by(index: Index, kind: str, docs: np.ndarray) -> np.ndarray:
     if not docs.shape[0]:
         return np.zeros(0, np.uint32)
     found = [keys[np.isin(owners, docs)] for keys, owners, _ in index.live_slices(kind)]
-    return np.unique(np.concatenate(found)) if found else np.zeros(0, np.uint32)
+    return distinct(np.concatenate(found)) if found else np.zeros(0, np.uint32)
 
 
 def _left_out(postings: _Postings, given: np.ndarray, max_docs: int) -> np.ndarray:
     """Keys to leave out: boilerplate (in more than ``max_docs`` documents) and the
     ``given`` ones (templates')."""
-    return np.union1d(postings.frequent(max_docs), given).astype(np.uint32)
+    return distinct(np.concatenate([postings.frequent(max_docs), given])).astype(np.uint32)
 
 
 def set_digests(
@@ -629,7 +630,7 @@ def set_digests(
     holding = np.zeros(0, np.int64)
     if given.shape[0]:
         holders = [owners[np.isin(keys, given)] for keys, owners in postings()]
-        holding = np.unique(np.concatenate(holders)) if holders else holding
+        holding = distinct(np.concatenate(holders)) if holders else holding
     sums = _SetSums(n)
     for keys, owners in postings():
         if holding.shape[0]:
@@ -752,7 +753,7 @@ def _dense_of(
     pair = pair[kept]
     dense_in_a = clustered_groups(pair, _emptied_into_one(at_a_parts)[kept], reach, min_seeds)
     dense_in_b = clustered_groups(pair, _emptied_into_one(at_b_parts)[kept], reach, min_seeds)
-    dense = np.intersect1d(dense_in_a, dense_in_b)
+    dense = common(dense_in_a, dense_in_b)
     named, shared = np.unique(pair, return_counts=True)
     is_dense = _isin_sorted(named, dense)
     counts = zip(named[is_dense].tolist(), shared[is_dense].tolist(), strict=True)
@@ -814,9 +815,9 @@ def _repeated(ordered: np.ndarray, times: int) -> np.ndarray:
     """The values found at least ``times`` times in ``ordered`` (sorted), once each: a
     value that often equals the one ``times - 1`` places on."""
     if times <= 1:
-        return np.unique(ordered)
+        return distinct(ordered, presorted=True)
     head = ordered[: max(ordered.shape[0] - (times - 1), 0)]
-    return np.unique(head[head == ordered[times - 1 : times - 1 + head.shape[0]]])
+    return distinct(head[head == ordered[times - 1 : times - 1 + head.shape[0]]], presorted=True)
 
 
 #: Bits of the hash table that screens many hashes for a few (see ``_carrying``).
@@ -861,8 +862,8 @@ def candidates_of(
     met = _Met.of(index, FINGERPRINTS, fingerprints.hashes, fingerprints.positions)
     ignored, skip = met.too_common(index, (max_docs, pairing))
     doc, at_query, at_doc = met.seeds(skip, allowed)
-    sharing = np.unique(doc)
-    maybe = np.intersect1d(
+    sharing = distinct(doc)
+    maybe = common(
         clustered_groups(doc, at_query, options.reach, options.min_seeds),
         clustered_groups(doc, at_doc, options.reach, options.min_seeds),
     )

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from doublet.engine.code import Lexicon
+from doublet.engine.distinct import distinct
 from doublet.engine.hashing import mix64
 
 #: Distinct literals, each in few documents, two programs must share to be a candidate.
@@ -44,5 +45,5 @@ class LexiconKeys:
 
 def lexicon_keys(lexicon: Lexicon, salt: int) -> LexiconKeys:
     """The keys of a program's literals (``salt``: the mode's)."""
-    hashes = np.unique(mix64(np.unique(lexicon.literals), salt))
+    hashes = distinct(mix64(distinct(lexicon.literals), salt))
     return LexiconKeys(hashes, np.zeros(hashes.shape[0], dtype=np.int64))

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from doublet.engine.distinct import union
 from doublet.engine.passages import Passage, Side
 from doublet.engine.sentences import Sentences, TermCells
 from doublet.engine.units import Units
@@ -86,7 +87,7 @@ def _weights(sa: Sentences, sb: Sentences) -> tuple[_Weights, _Weights]:
     """
     n = len(sa) + len(sb)
     ca, cb = sa.cells, sb.cells
-    vocabulary = np.union1d(ca.vocabulary, cb.vocabulary)
+    vocabulary = union(ca.vocabulary, cb.vocabulary)
     width = max(vocabulary.shape[0], 1)
     in_a = np.searchsorted(vocabulary, ca.vocabulary)
     in_b = np.searchsorted(vocabulary, cb.vocabulary)

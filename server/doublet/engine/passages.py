@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from doublet.engine.distinct import distinct
+
 if TYPE_CHECKING:
     from doublet.engine.fingerprints import Fingerprints
     from doublet.engine.units import Units
@@ -206,7 +208,7 @@ def clustered_groups(
     runs = np.flatnonzero(new_run)
     sizes = np.add.reduceat(new_position, runs, dtype=np.int64)
     chosen = runs[sizes >= min_seeds]
-    return np.unique(packed[chosen] >> 32)
+    return distinct(packed[chosen] >> 32)
 
 
 def chain_seeds(seeds_a: np.ndarray, seeds_b: np.ndarray, k: int, gap: int) -> list[list[int]]:
@@ -354,7 +356,7 @@ class _Segments:
         inside = at_a[s0:s1] - lo[seed_group]
         inside_ok = (inside >= 0) & (inside < length[seed_group])
         at = offset[seed_group[inside_ok]] + inside[inside_ok]
-        held = np.unique(run_of[at[equal[at]]])
+        held = distinct(run_of[at[equal[at]]])
         held = held[stops[held] - starts[held] >= k]
         run_group = group_of[starts[held]]
         yield from zip(
@@ -382,7 +384,7 @@ class _Segments:
         del edges
         seed_at = at_a[int(self.bounds[g]) : int(self.bounds[g + 1])] - lo
         seed_at = seed_at[(seed_at >= 0) & (seed_at < hi - lo)]
-        held = np.unique(np.searchsorted(starts, seed_at[equal[seed_at]], side="right") - 1)
+        held = distinct(np.searchsorted(starts, seed_at[equal[seed_at]], side="right") - 1)
         held = held[stops[held] - starts[held] >= k]
         for start, stop in zip(starts[held].tolist(), stops[held].tolist(), strict=True):
             yield chain, (lo + start, lo + stop, d)
@@ -496,7 +498,7 @@ def align_seeds(seeds: Seeds, ua: Units, ub: Units, options: AlignOptions) -> li
         if score < options.min_score or longest_run < options.anchor:
             continue
         inside = (seeds_a >= a0) & (seeds_a < a1) & (seeds_b >= b0) & (seeds_b < b1)
-        seeds = int(np.unique(seed_hashes[inside]).size)
+        seeds = int(distinct(seed_hashes[inside]).size)
         if seeds < options.min_seeds:
             continue
         side_a = Side(*ua.span(a0, a1), a0, a1)

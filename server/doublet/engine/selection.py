@@ -56,6 +56,7 @@ from doublet.engine.candidates import (
     same_digest_pairs,
     set_digests,
 )
+from doublet.engine.distinct import distinct, union
 from doublet.engine.document import DocumentKeys
 from doublet.engine.index import (
     FINGERPRINTS,
@@ -508,7 +509,7 @@ class _Reselection:
         kept = [d for _, d in self.basis.documents.values() if d is not None]
         old_values, old_sizes = np.unique(np.array(kept, np.uint64), return_counts=True)
         new_values, new_sizes = np.unique(digests[has_digest], return_counts=True)
-        values = np.union1d(old_values, new_values)
+        values = union(old_values, new_values)
         before = _pairing_group(values, old_values, old_sizes, self._old_pairing())
         now = _pairing_group(values, new_values, new_sizes, self.held[FINGERPRINTS][0])
         unchanged = has_digest & ~focus
@@ -531,7 +532,7 @@ class _Reselection:
     ) -> np.ndarray:
         """The pairs (as a * n + b) of one text, of no more documents than ``pairing``,
         with one document in ``mask`` (``both``: two)."""
-        values = np.unique(digests[mask & has_digest])
+        values = distinct(digests[mask & has_digest])
         members = np.flatnonzero(has_digest & np.isin(digests, values))
         pairs = same_digest_pairs(members, digests[members], self.n, pairing)
         a, b = np.divmod(pairs, self.n)
@@ -548,7 +549,7 @@ def _index_keys(documents: list[DocumentKeys], kind: str) -> np.ndarray:
         }[kind]
         for keys in documents
     ]
-    return np.unique(keys_of(np.concatenate(hashes))) if hashes else np.zeros(0, np.uint32)
+    return distinct(keys_of(np.concatenate(hashes))) if hashes else np.zeros(0, np.uint32)
 
 
 def _recounted(kept: Counts, wanted: np.ndarray, documents: np.ndarray, lost: int) -> Counts:
@@ -568,7 +569,9 @@ def _recounted(kept: Counts, wanted: np.ndarray, documents: np.ndarray, lost: in
 def _over(counts: Counts, lost: int, limit: int) -> np.ndarray:
     """The keys more documents than ``limit`` hold (every kept count sure of it), and the
     templates' keys."""
-    return np.union1d(counts.given, counts.keys[counts.low(lost) > limit]).astype(np.uint32)
+    return distinct(np.concatenate([counts.given, counts.keys[counts.low(lost) > limit]])).astype(
+        np.uint32
+    )
 
 
 def _pairing_group(

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from doublet.engine.distinct import distinct
 from doublet.engine.hashing import mix64
 from doublet.engine.sentences import Sentences
 
@@ -116,7 +117,7 @@ def _chunks(first: np.ndarray) -> list[tuple[int, int]]:
     if first[-1] < _CHUNK_TERMS:
         return [(0, first.shape[0])]
     cuts = np.searchsorted(first, np.arange(0, int(first[-1]) + 1, _CHUNK_TERMS), side="right") - 1
-    cuts = np.unique(np.r_[cuts, first.shape[0]])
+    cuts = distinct(np.r_[cuts, first.shape[0]])
     return list(zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True))
 
 
