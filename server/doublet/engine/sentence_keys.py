@@ -79,10 +79,7 @@ def sentence_keys(sentences: Sentences, unit_starts: np.ndarray, salt: int) -> S
     # come in runs of a sentence, which a stable sort (timsort) merges fastest
     vocabulary, term = np.unique(sentences.term_ids, return_inverse=True)
     width = vocabulary.shape[0]
-    cells = np.sort(sentences.owners * width + term, kind="stable")
-    distinct = np.ones(cells.shape[0], dtype=bool)
-    distinct[1:] = cells[1:] != cells[:-1]
-    cells = cells[distinct]
+    cells = distinct(np.sort(sentences.owners * width + term, kind="stable"), presorted=True)
     owners = cells // width
     first = _run_starts(owners)
     sizes = np.diff(first, append=owners.shape[0])

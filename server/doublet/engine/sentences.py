@@ -256,10 +256,10 @@ def give_cells_together(each: Sequence[Sentences]) -> None:
     first_sentence = np.cumsum(sentences) - sentences
     owners = np.concatenate([s.owners for s in each]) + np.repeat(first_sentence, lengths)
     # each document's vocabulary: its distinct term ids, ascending, documents in order
-    distinct, term = np.unique(np.concatenate([s.term_ids for s in each]), return_inverse=True)
-    width = distinct.shape[0]
+    every_term, term = np.unique(np.concatenate([s.term_ids for s in each]), return_inverse=True)
+    width = every_term.shape[0]
     vocabulary_keys, global_term = np.unique(document * width + term, return_inverse=True)
-    vocabulary = distinct[vocabulary_keys % width]
+    vocabulary = every_term[vocabulary_keys % width]
     term_document = vocabulary_keys // width
     widths = np.bincount(term_document, minlength=len(each))
     first_term = np.cumsum(widths) - widths  # where each document's vocabulary begins
