@@ -12,10 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from doublet.engine import paraphrase
 from doublet.engine.comparison import compare
 from doublet.engine.document import Document
 from doublet.engine.modes import MODES
-from doublet.engine.paraphrase import SentenceAlignment, _order, align_sentences
+from doublet.engine.paraphrase import SentenceAlignment, _order, align_sentences, alignments
 from doublet.engine.sentences import split
 
 PROSE = MODES["prose"]
@@ -150,6 +151,55 @@ def test_fragments_lie_inside_sentences_and_do_not_overlap_in_a() -> None:
 
 
 SENTENCES = [s.strip() + "." for s in (ORIGINAL + " " + UNRELATED).split(".") if s.strip()]
+
+
+def _outcome(alignment: SentenceAlignment) -> tuple:
+    """Everything a pair's alignment tells, as plain values: its fragments, its seeds,
+    and the similarity of its two documents whole (which reads every weight)."""
+    seeds = alignment._seeds
+    whole = alignment.similarity(0, 10**9, 0, 10**9)
+    return alignment.fragments(), None if seeds is None else seeds.tolist(), whole
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.integers(0, len(SENTENCES) - 1), max_size=10),
+            st.lists(st.integers(0, len(SENTENCES) - 1), max_size=10),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([paraphrase.MAX_JOIN, 40]),
+    st.sampled_from([paraphrase._DENSE_GRID, -(10**9)]),
+)
+def test_pairs_aligned_together_are_aligned_as_each_alone(
+    picked: list[tuple[list[int], list[int]]], salt: int, max_join: int, dense: int
+) -> None:
+    """Weighing and seeding many pairs at once changes nothing, bit for bit: whatever
+    the pairs (empty ones too), a pair's join cut to its rarest terms, or the sentence
+    pairs counted by sorting instead of on the whole grid."""
+    rng = random.Random(salt)
+
+    def text(picks: list[int]) -> str:
+        said = []
+        for i in picks:
+            words = SENTENCES[i].rstrip(".").split()
+            if rng.random() < 0.5:
+                rng.shuffle(words)
+            said.append(" ".join(words) + ".")
+        return " ".join(said)
+
+    pairs = [(split(text(a)), split(text(b))) for a, b in picked]
+    pairs.append(pairs[0])  # one document in two pairs, as a text against its candidates
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(paraphrase, "MAX_JOIN", max_join)
+        patch.setattr(paraphrase, "_DENSE_GRID", dense)
+        together = [_outcome(a) for a in alignments(pairs)]
+        alone = [_outcome(SentenceAlignment(sa, sb)) for sa, sb in pairs]
+    assert together == alone
 
 
 @settings(max_examples=60, deadline=None)

@@ -15,6 +15,7 @@ much was reused and how much of that word for word.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -22,9 +23,10 @@ import numpy as np
 
 from doublet.engine.document import Document
 from doublet.engine.fingerprints import Fingerprints
-from doublet.engine.paraphrase import SentenceAlignment, with_paraphrase
+from doublet.engine.paraphrase import SentenceAlignment, alignments, with_paraphrase
 from doublet.engine.passages import AlignOptions, Passage, align_seeds, find_seeds, union_length
 from doublet.engine.resemblance import Resemblance, resemblance
+from doublet.engine.sentences import Sentences
 
 
 class Covered:
@@ -134,49 +136,97 @@ def compare(
     The answer does not depend on which document is given first: the pair is
     aligned in one orientation (the shorter document first) and turned as asked.
     """
+    return compare_many([Asked(a, b, options, fingerprints, paraphrase, copied)])[0]
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One pair to compare, and how (the arguments of :func:`compare`)."""
+
+    a: Document
+    b: Document
+    options: AlignOptions | None = None
+    fingerprints: tuple[Fingerprints, Fingerprints] | None = None
+    paraphrase: bool | None = None
+    copied: bool = True
+
+
+def compare_many(asked: Sequence[Asked]) -> list[PairResult]:
+    """:func:`compare` of each pair, their paraphrase stages weighed and seeded together
+    (engine/paraphrase ``alignments``): one text asked against its candidates, or a
+    scan's batch of pairs, pays numpy's overhead once, not once a pair."""
+    started = [_started(pair) for pair in asked]
+    wanted = [s for s in started if s.sentences is not None]
+    for s, alignment in zip(wanted, alignments([s.sentences for s in wanted]), strict=True):
+        s.alignment = alignment
+    return [s.finished() for s in started]
+
+
+class _Started:
+    """A pair being compared, in the orientation it is aligned in (the shorter document
+    first): its copied passages found, its sentences ready for the paraphrase stage."""
+
+    def __init__(
+        self,
+        a: Document,
+        b: Document,
+        options: AlignOptions,
+        passages: list[Passage],
+        sentences: tuple[Sentences, Sentences] | None,
+        turned: bool,
+    ) -> None:
+        self.a, self.b, self.options, self.passages = a, b, options, passages
+        self.sentences, self.turned = sentences, turned
+        self.alignment: SentenceAlignment | None = None
+
+    def finished(self) -> PairResult:
+        """The pair's result, turned as it was asked."""
+        a, b, passages = self.a, self.b, self.passages
+        if self.alignment is not None:
+            fragments = self.alignment.fragments()
+            if fragments or passages:  # units (cut up again if dropped) only when needed
+                passages = with_paraphrase(
+                    passages,
+                    fragments,
+                    self.alignment.similarity,
+                    a.units,
+                    b.units,
+                    self.options.min_length,
+                )
+        result = PairResult(
+            a,
+            b,
+            passages,
+            union_length([(p.a.first, p.a.stop) for p in passages]),
+            union_length([(p.b.first, p.b.stop) for p in passages]),
+            a.unit_count,
+            b.unit_count,
+        )
+        return result.swapped() if self.turned else result
+
+
+def _started(asked: Asked) -> _Started:
+    """The first part of :func:`compare`: everything but the paraphrase stage."""
+    a, b, copied = asked.a, asked.b, asked.copied
     if a.mode.salt != b.mode.salt:
         raise ValueError(
             f"{a.name} ({a.mode.name}) and {b.name} ({b.mode.name}) are in different modes"
         )
+    fingerprints = asked.fingerprints
     if fingerprints is None and copied:
         fingerprints = (a.fingerprints, b.fingerprints)
     fa, fb = fingerprints or (None, None)
-    if (b.unit_count, b.name) < (a.unit_count, a.name):
-        return _aligned(b, a, options, (fb, fa), paraphrase, copied).swapped()
-    return _aligned(a, b, options, (fa, fb), paraphrase, copied)
-
-
-def _aligned(
-    a: Document,
-    b: Document,
-    options: AlignOptions | None,
-    fingerprints: tuple[Fingerprints | None, Fingerprints | None],
-    paraphrase: bool | None,
-    copied: bool,
-) -> PairResult:
-    options = options or a.mode.alignment
-    fa, fb = fingerprints
+    turned = (b.unit_count, b.name) < (a.unit_count, a.name)
+    if turned:
+        a, b, fa, fb = b, a, fb, fa
+    options = asked.options or a.mode.alignment
     seeds = find_seeds(fa, fb, options) if copied and fa is not None and fb is not None else None
     # units (the documents' text, cut up) are needed only when seeds were found
     passages = align_seeds(seeds, a.units, b.units, options) if seeds else []
-    if a.mode.paraphrase if paraphrase is None else paraphrase:
-        alignment = SentenceAlignment(
-            a.sentences.without(*_left_out(a, fa)), b.sentences.without(*_left_out(b, fb))
-        )
-        fragments = alignment.fragments()
-        if fragments or passages:  # units (cut up again if dropped) only when needed
-            passages = with_paraphrase(
-                passages, fragments, alignment.similarity, a.units, b.units, options.min_length
-            )
-    return PairResult(
-        a,
-        b,
-        passages,
-        union_length([(p.a.first, p.a.stop) for p in passages]),
-        union_length([(p.b.first, p.b.stop) for p in passages]),
-        a.unit_count,
-        b.unit_count,
-    )
+    sentences = None
+    if a.mode.paraphrase if asked.paraphrase is None else asked.paraphrase:
+        sentences = (a.sentences.without(*_left_out(a, fa)), b.sentences.without(*_left_out(b, fb)))
+    return _Started(a, b, options, passages, sentences, turned)
 
 
 def _left_out(document: Document, used: Fingerprints | None) -> tuple[np.ndarray, np.ndarray]:

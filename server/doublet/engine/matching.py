@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from doublet.engine.candidates import Candidate, all_candidates, candidates_of
-from doublet.engine.comparison import PairResult, compare
+from doublet.engine.comparison import Asked, PairResult, compare_many
 from doublet.engine.document import Document, prepare_together
 from doublet.engine.fingerprints import Fingerprints
 from doublet.engine.index import Index, Role, keys_of
@@ -79,6 +79,12 @@ def align_candidates(
     ]
 
 
+#: Candidates of a scan aligned together at most (engine/comparison ``compare_many``):
+#: enough that numpy's overhead is paid once for many short pairs, few enough that
+#: their documents' units stay within what a worker keeps (parallel).
+ALIGN_BATCH = 32
+
+
 def align_each(
     candidates: list[Candidate],
     load: Callable[[str], Document],
@@ -95,17 +101,30 @@ def align_each(
             usable[document.name] = without(document.fingerprints, ignored)
         return usable[document.name]
 
-    for candidate in progress(candidates) if progress else candidates:
+    def asked(candidate: Candidate) -> Asked | None:
         try:
             a, b = load(candidate.a), load(candidate.b)
         except Unavailable as exc:
             log.warning("left out of the comparison: %s", exc)
-            yield None
-            continue
+            return None
         fingerprints = None  # the documents' own: all of them, or none when not needed
         if not candidate.identical and (candidate.fingerprint_seeds or ignored.shape[0]):
             fingerprints = (fingerprints_of(a), fingerprints_of(b))
-        yield _align(a, b, fingerprints, candidate, settings)
+        return _asked(a, b, fingerprints, candidate, settings)
+
+    batch: list[Asked | None] = []
+    for candidate in progress(candidates) if progress else candidates:
+        batch.append(asked(candidate))
+        if len(batch) == ALIGN_BATCH:
+            yield from _compared(batch)
+            batch = []
+    yield from _compared(batch)
+
+
+def _compared(batch: list[Asked | None]) -> list[PairResult | None]:
+    """Each pair of ``batch`` compared (all together), None where it is None."""
+    results = iter(compare_many([pair for pair in batch if pair is not None]))
+    return [None if pair is None else next(results) for pair in batch]
 
 
 #: Candidates of one question read and cut up together at most: what they hold at
@@ -142,6 +161,7 @@ def similar(
                     ],
                     fingerprints=copied,
                 )
+        asked = []
         for candidate in batch:
             other = others[candidate.b]
             if other is None:
@@ -150,9 +170,8 @@ def similar(
             if candidate.fingerprint_seeds or ignored.shape[0]:
                 own = mine if mine is not None else document.fingerprints
                 fingerprints = (own, without(other.fingerprints, ignored))
-            result = _align(document, other, fingerprints, candidate, settings)
-            if _reported(result, settings):
-                results.append(result)
+            asked.append(_asked(document, other, fingerprints, candidate, settings))
+        results += [r for r in compare_many(asked) if _reported(r, settings)]
     results.sort(key=lambda r: (-r.resemblance.score, -r.longest, r.b.name))
     return results
 
@@ -169,20 +188,20 @@ def _loaded(names: list[str], load: Callable[[str], Document]) -> dict[str, Docu
     return documents
 
 
-def _align(
+def _asked(
     a: Document,
     b: Document,
     fingerprints: tuple[Fingerprints, Fingerprints] | None,
     candidate: Candidate,
     settings: Settings,
-) -> PairResult:
+) -> Asked:
     """``compare`` for a candidate, spared what its evidence rules out: without a dense
     cluster of shared fingerprints no copied passage can be found (engine/candidates
     applies the density test that alignment starts with), so fingerprints are not
     aligned — nor even computed when no key is ignored (``fingerprints`` None); two
     documents of the same text are aligned with all their fingerprints. The
     paraphrase stage runs as the mode says, unless it is turned off."""
-    return compare(
+    return Asked(
         a,
         b,
         fingerprints=fingerprints,

@@ -28,12 +28,12 @@ long documents — is paid where it can matter.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from doublet.engine.distinct import union
+from doublet.engine.distinct import distinct
 from doublet.engine.passages import Passage, Side
 from doublet.engine.sentences import Sentences, TermCells
 from doublet.engine.units import Units
@@ -79,66 +79,179 @@ class _Weights:
         return np.bincount(self.terms[lo:hi], weights=self.weights[lo:hi], minlength=self.width)
 
 
-def _weights(sa: Sentences, sb: Sentences) -> tuple[_Weights, _Weights]:
-    """tf-isf weights of both documents' sentences; isf counts sentences of both.
+def _weighed_together(pairs: Sequence[tuple[Sentences, Sentences]]) -> list[_Weighed]:
+    """Each pair's tf-isf weights (isf counting the sentences of both documents) and
+    seeds, made for all pairs at once: one text asked against ten candidates, or a
+    scan's batch of short pairs, costs a few dozen array operations, not that many
+    per pair (a pair of 20 KB pieces joins a few thousand term matches: numpy's
+    overhead was most of its cost).
 
-    Each document's term counts are made once (``Sentences.cells``); a pair
-    only numbers the two vocabularies together and weighs.
+    Every number is what the pair alone gives, bit for bit: each value is made by
+    the same operations on the same values, and each sum (norms, dot products) adds
+    its terms in the same order — a pair's terms numbered in the order of their ids,
+    its cells by sentence then term, as each document's ``Sentences.cells`` holds
+    them.
     """
-    n = len(sa) + len(sb)
-    ca, cb = sa.cells, sb.cells
-    vocabulary = union(ca.vocabulary, cb.vocabulary)
-    width = max(vocabulary.shape[0], 1)
-    in_a = np.searchsorted(vocabulary, ca.vocabulary)
-    in_b = np.searchsorted(vocabulary, cb.vocabulary)
-    frequency = np.zeros(width, dtype=np.int64)  # sentences of both holding each term
-    frequency[in_a] += ca.frequency
-    frequency[in_b] += cb.frequency
+    found: list[_Weighed] = [(None, None)] * len(pairs)
+    live = [k for k, (sa, sb) in enumerate(pairs) if len(sa) and len(sb)]
+    if not live:
+        return found
+    cells = [[pairs[k][side].cells for k in live] for side in (0, 1)]
+    sentences = [np.array([len(pairs[k][side]) for k in live], np.int64) for side in (0, 1)]
+    # each pair's two vocabularies numbered together: ranked over every pair's terms,
+    # then (pair, rank) made one integer, so a pair's terms follow their ids' order
+    vocabularies = [np.concatenate([c.vocabulary for c in side]) for side in cells]
+    every = distinct(np.concatenate(vocabularies))
+    ranks = max(every.shape[0], 1)
+    keyed = []
+    for side, vocabulary in zip(cells, vocabularies, strict=True):
+        lengths = [c.vocabulary.shape[0] for c in side]
+        owner = np.repeat(np.arange(len(live), dtype=np.int64), lengths)
+        keyed.append(owner * ranks + np.searchsorted(every, vocabulary))
+    terms = distinct(np.concatenate(keyed))  # the pairs' numbered terms, pair by pair
+    widths = np.bincount(terms // ranks, minlength=len(live))
+    first_term = np.cumsum(widths) - widths
+    numbered = [np.searchsorted(terms, side) for side in keyed]
+    frequency = np.zeros(terms.shape[0], dtype=np.int64)  # sentences of both holding each
+    for side, at in zip(cells, numbered, strict=True):
+        frequency[at] += np.concatenate([c.frequency for c in side])
+    both = sentences[0] + sentences[1]
+    a, b = (
+        _Side.of(side, at, count, both, frequency)
+        for side, at, count in zip(cells, numbered, sentences, strict=True)
+    )
+    ids, dots, shared = _sentence_pairs(a, b, terms.shape[0], first_term, widths)
+    # each pair's sentence pairs, as (sentence of A, sentence of B), and the seeds
+    grid = sentences[0] * sentences[1]
+    first_id = np.cumsum(grid) - grid
+    pair = np.searchsorted(first_id, ids, side="right") - 1
+    local = ids - first_id[pair]
+    rows, columns = local // sentences[1][pair], local % sentences[1][pair]
+    at_a, at_b = rows + a.first_row[pair], columns + b.first_row[pair]
+    cosine = dots / np.maximum(a.norms[at_a] * b.norms[at_b], 1e-12)
+    dice = 2 * shared / np.maximum(a.sizes[at_a] + b.sizes[at_b], 1)
+    seeded = np.flatnonzero((cosine > SEED_COSINE) & (dice > SEED_DICE))
+    seed_cuts = np.searchsorted(pair[seeded], np.arange(len(live) + 1)).tolist()
+    for i, k in enumerate(live):
+        lo, hi = int(first_term[i]), int(first_term[i] + widths[i])
+        width = max(hi - lo, 1)
+        weights = (a.weights_of(i, lo, width), b.weights_of(i, lo, width))
+        mine = seeded[seed_cuts[i] : seed_cuts[i + 1]]
+        seeds = (
+            np.column_stack([rows[mine], columns[mine], cosine[mine]]) if mine.shape[0] else None
+        )
+        found[k] = (weights, seeds)
+    return found
 
-    def side(cells: TermCells, numbered: np.ndarray, count: int) -> _Weights:
-        terms = numbered[cells.terms]
-        weights = cells.counts * np.log(n / frequency[terms])
-        return _Weights(
-            cells.rows,
+
+#: A pair's weights and its seeds (rows of sentence in A, sentence in B, cosine), or
+#: None for either when it has none.
+_Weighed = tuple[tuple[_Weights, _Weights] | None, np.ndarray | None]
+
+
+@dataclass(frozen=True)
+class _Side:
+    """One side (A or B) of many pairs' weights, pair after pair: cells by pair, then
+    sentence, then term; sentences numbered across the pairs (``first_row``: where
+    each pair's begin); terms numbered across them too (each pair's own after the
+    earlier pairs' vocabularies)."""
+
+    rows: np.ndarray  # each cell's sentence within its pair
+    terms: np.ndarray  # each cell's term, numbered across the pairs
+    weights: np.ndarray
+    first_cell: np.ndarray  # where each pair's cells begin (and the end)
+    first_row: np.ndarray  # where each pair's sentences begin (and the end)
+    norms: np.ndarray  # per sentence across the pairs
+    sizes: np.ndarray
+
+    @staticmethod
+    def of(
+        cells: list[TermCells],
+        numbered: np.ndarray,
+        sentences: np.ndarray,
+        both: np.ndarray,
+        frequency: np.ndarray,
+    ) -> _Side:
+        """The side of ``cells`` (each pair's document on this side; ``numbered``: each
+        vocabulary entry's number across the pairs), ``sentences`` per pair, ``both``
+        the sentences of the two documents of each pair."""
+        lengths = np.array([c.rows.shape[0] for c in cells], np.int64)
+        first_cell = np.concatenate([[0], np.cumsum(lengths)])
+        vocabulary_lengths = np.array([c.vocabulary.shape[0] for c in cells], np.int64)
+        first_word = np.cumsum(vocabulary_lengths) - vocabulary_lengths
+        terms = numbered[np.concatenate([c.terms for c in cells]) + np.repeat(first_word, lengths)]
+        counts = np.concatenate([c.counts for c in cells])
+        weights = counts * np.log(np.repeat(both, lengths) / frequency[terms])
+        rows = np.concatenate([c.rows for c in cells])
+        first_row = np.concatenate([[0], np.cumsum(sentences)])
+        across = rows + np.repeat(first_row[:-1], lengths)
+        total = int(first_row[-1])
+        return _Side(
+            rows,
             terms,
             weights,
-            np.sqrt(np.bincount(cells.rows, weights=weights**2, minlength=count)),
-            np.bincount(cells.rows, minlength=count),
+            first_cell,
+            first_row,
+            np.sqrt(np.bincount(across, weights=weights**2, minlength=total)),
+            np.bincount(across, minlength=total),
+        )
+
+    def weights_of(self, pair: int, first_term: int, width: int) -> _Weights:
+        """Pair ``pair``'s weights on this side, its terms numbered from 0."""
+        lo, hi = int(self.first_cell[pair]), int(self.first_cell[pair + 1])
+        r0, r1 = int(self.first_row[pair]), int(self.first_row[pair + 1])
+        return _Weights(
+            self.rows[lo:hi],
+            self.terms[lo:hi] - first_term,
+            self.weights[lo:hi],
+            self.norms[r0:r1],
+            self.sizes[r0:r1],
             width,
         )
 
-    return side(ca, in_a, len(sa)), side(cb, in_b, len(sb))
 
-
-#: Most (sentence of A, sentence of B) term matches the seeding join may make. A
-#: term in many sentences of both (a name on every line of two long documents)
-#: would make it quadratic; such terms are the least telling, so the most
+#: Most (sentence of A, sentence of B) term matches the seeding join may make for a
+#: pair. A term in many sentences of both (a name on every line of two long
+#: documents) would make it quadratic; such terms are the least telling, so the most
 #: frequent are left out of seeding until the join fits.
 MAX_JOIN = 500_000
 
 
-def _sentence_pairs(wa: _Weights, wb: _Weights) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sentence pairs sharing terms: (pair ids = row of A × sentences of B + row of B,
-    dot products, counts of shared terms), one entry per pair that shares any.
+#: Sentence pairs are counted on the whole grid of them (a bin for each, as long as
+#: this many times the term matches at most): sums in a bin add in the same order as
+#: after a sort, which costs several times more.
+_DENSE_GRID = 8
+
+
+def _sentence_pairs(
+    a: _Side, b: _Side, width: int, first_term: np.ndarray, widths: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sentence pairs sharing terms, every pair's: (ids = the pair's first id + row of A
+    × sentences of B + row of B, dot products, counts of shared terms), one entry per
+    sentence pair that shares any, ascending.
 
     A join on terms: each term pairs every sentence of A holding it with every
-    sentence of B holding it, so the work follows the shared terms, not the
-    sizes of the documents.
+    sentence of B holding it (terms are numbered per pair, so only within a pair),
+    so the work follows the shared terms, not the sizes of the documents.
     """
-    count_a = np.bincount(wa.terms, minlength=wa.width)
-    count_b = np.bincount(wb.terms, minlength=wa.width)
+    count_a = np.bincount(a.terms, minlength=width)
+    count_b = np.bincount(b.terms, minlength=width)
     pairs_per_term = count_a * count_b
     usable = pairs_per_term > 0
-    if pairs_per_term.sum() > MAX_JOIN:
-        by_size = np.argsort(pairs_per_term)  # rarest first
-        fits = np.cumsum(pairs_per_term[by_size]) <= MAX_JOIN
-        usable[by_size[~fits]] = False
-    keep_a, keep_b = usable[wa.terms] & (wa.weights > 0), usable[wb.terms] & (wb.weights > 0)
+    term_pair = np.repeat(np.arange(widths.shape[0]), widths)
+    joined = np.bincount(term_pair, weights=pairs_per_term, minlength=widths.shape[0])
+    for k in np.flatnonzero(joined > MAX_JOIN).tolist():
+        lo = int(first_term[k])
+        part = pairs_per_term[lo : lo + int(widths[k])]
+        by_size = np.argsort(part)  # rarest first
+        fits = np.cumsum(part[by_size]) <= MAX_JOIN
+        usable[lo + by_size[~fits]] = False
+    keep_a, keep_b = usable[a.terms] & (a.weights > 0), usable[b.terms] & (b.weights > 0)
     cells_a, cells_b = np.flatnonzero(keep_a), np.flatnonzero(keep_b)
-    order_a = cells_a[np.argsort(wa.terms[cells_a], kind="stable")]
-    order_b = cells_b[np.argsort(wb.terms[cells_b], kind="stable")]
-    ta = wa.terms[order_a]
-    count_b = np.bincount(wb.terms[order_b], minlength=wa.width)
+    order_a = cells_a[np.argsort(a.terms[cells_a], kind="stable")]
+    order_b = cells_b[np.argsort(b.terms[cells_b], kind="stable")]
+    ta = a.terms[order_a]
+    count_b = np.bincount(b.terms[order_b], minlength=width)
     start_b = np.concatenate([[0], np.cumsum(count_b)[:-1]])
     # every (cell of A, cell of B) with the same term
     per_cell = count_b[ta]  # B cells each A cell meets
@@ -146,10 +259,22 @@ def _sentence_pairs(wa: _Weights, wb: _Weights) -> tuple[np.ndarray, np.ndarray,
     step = np.arange(left.shape[0]) - np.repeat(np.cumsum(per_cell) - per_cell, per_cell)
     right = np.repeat(start_b[ta], per_cell) + step
     in_a, in_b = order_a[left], order_b[right]
-    pair = wa.rows[in_a] * wb.norms.shape[0] + wb.rows[in_b]
-    ids, inverse, common = np.unique(pair, return_inverse=True, return_counts=True)
-    dots = np.bincount(inverse, weights=wa.weights[in_a] * wb.weights[in_b], minlength=len(ids))
-    return ids, dots, common
+    # each A cell's row in its pair's grid of sentence pairs, the grids one after another
+    sentences_b = np.diff(b.first_row)
+    grid = np.diff(a.first_row) * sentences_b
+    first_id = np.cumsum(grid) - grid
+    pair = np.repeat(np.arange(grid.shape[0]), np.diff(a.first_cell))
+    row_id = first_id[pair] + a.rows * sentences_b[pair]
+    ids = row_id[in_a] + b.rows[in_b]
+    products = a.weights[in_a] * b.weights[in_b]
+    total = int(grid.sum())
+    if total <= _DENSE_GRID * ids.shape[0] + (1 << 16):  # counted on the whole grid
+        common = np.bincount(ids, minlength=total)
+        dots = np.bincount(ids, weights=products, minlength=total)
+        ids = np.flatnonzero(common)
+        return ids, dots[ids], common[ids]
+    ids, inverse, common = np.unique(ids, return_inverse=True, return_counts=True)
+    return ids, np.bincount(inverse, weights=products, minlength=len(ids)), common
 
 
 #: Groups of more seeds than this are cut with numpy, smaller ones in plain Python.
@@ -226,9 +351,9 @@ class SentenceAlignment:
     summary still tell the same thing as a whole.
     """
 
-    def __init__(self, sa: Sentences, sb: Sentences) -> None:
+    def __init__(self, sa: Sentences, sb: Sentences, weighed: _Weighed | None = None) -> None:
         self.sa, self.sb = sa, sb
-        self._weights = _weights(sa, sb) if len(sa) and len(sb) else None
+        self._weights, self._seeds = weighed or _weighed_together([(sa, sb)])[0]
 
     def fragments(self) -> list[Fragment]:
         """Reworded passages shared by the two documents (no two overlap on either side).
@@ -236,12 +361,10 @@ class SentenceAlignment:
         If the usual gap finds nothing, a wider one looks for a summary: kept only
         where one side is at least SUMMARY_SPREAD times as long as the other.
         """
-        if self._weights is None:
+        if self._weights is None or self._seeds is None:
             return []
         wa, wb = self._weights
-        seeds = _seeds(wa, wb, len(self.sb))
-        if seeds is None:
-            return []
+        seeds = self._seeds
         found = _fragments(wa, wb, seeds, self.sa, self.sb, max_gap=MAX_GAP, valid=VALID_COSINE)
         if found:
             return found
@@ -284,21 +407,18 @@ def align_sentences(sa: Sentences, sb: Sentences) -> list[Fragment]:
     return SentenceAlignment(sa, sb).fragments()
 
 
+def alignments(pairs: Sequence[tuple[Sentences, Sentences]]) -> list[SentenceAlignment]:
+    """The paraphrase stage of many pairs of documents, weighed and seeded together
+    (each exactly as alone)."""
+    return [
+        SentenceAlignment(sa, sb, weighed)
+        for (sa, sb), weighed in zip(pairs, _weighed_together(pairs), strict=True)
+    ]
+
+
 def _spread(a: int, b: int) -> bool:
     """Whether one side is at least SUMMARY_SPREAD times as long as the other."""
     return max(a, b) >= SUMMARY_SPREAD * min(a, b)
-
-
-def _seeds(wa: _Weights, wb: _Weights, count_b: int) -> np.ndarray | None:
-    """The seeds: rows of (sentence in A, sentence in B, cosine)."""
-    ids, dots, common = _sentence_pairs(wa, wb)
-    rows, columns = ids // count_b, ids % count_b
-    cosine = dots / np.maximum(wa.norms[rows] * wb.norms[columns], 1e-12)
-    dice = 2 * common / np.maximum(wa.sizes[rows] + wb.sizes[columns], 1)
-    seeded = (cosine > SEED_COSINE) & (dice > SEED_DICE)
-    if not seeded.any():
-        return None
-    return np.column_stack([rows[seeded], columns[seeded], cosine[seeded]])
 
 
 def _fragments(
