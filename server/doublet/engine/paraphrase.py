@@ -28,6 +28,8 @@ long documents — is paid where it can matter.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -314,14 +316,19 @@ def _order(cluster: np.ndarray) -> float:
     return float(votes.sum() / counted) if counted else 1.0
 
 
-def _clusters(seeds: np.ndarray, gap: int) -> list[np.ndarray]:
-    """Seeds (rows of A sentence, B sentence, ...) grouped until no group splits in A or B.
+#: Each seed's sentence in A and in B (as lists and as arrays), for :func:`_split`.
+_Sides = tuple[tuple[list[float], np.ndarray], tuple[list[float], np.ndarray]]
 
-    Groups are lists of seed numbers while they are cut: most are a handful of
-    seeds, for which Python lists are several times quicker than numpy calls.
+
+def _clusters(sides: _Sides, group: list[int], gap: int) -> list[list[int]]:
+    """Seeds ``group`` (their numbers; ``sides``: every seed's sentences) grouped until
+    no group splits in A or B.
+
+    Groups are lists of seed numbers: most are a handful of seeds, for which Python
+    lists are several times quicker than numpy calls; a group split again on a
+    smaller gap is cut from the same lists.
     """
-    sides = tuple((seeds[:, side].tolist(), seeds[:, side]) for side in (0, 1))
-    done, todo = [], [list(range(seeds.shape[0]))]
+    done, todo = [], [group]
     while todo:
         group = todo.pop()
         for at in sides:
@@ -331,7 +338,19 @@ def _clusters(seeds: np.ndarray, gap: int) -> list[np.ndarray]:
                 break
         else:
             done.append(group)
-    return [seeds[group] for group in done]
+    return done
+
+
+def _widest(values: list[float]) -> int:
+    """The widest step between neighbours of ``values`` (two or more) once sorted."""
+    ordered = sorted(values)
+    return int(max(b - a for a, b in itertools.pairwise(ordered)))
+
+
+def _length(vector: np.ndarray) -> float:
+    """``np.linalg.norm`` of a vector of floats (the same square root of the same dot
+    product), without its checks of the arguments, called for every cluster."""
+    return math.sqrt(float(vector.dot(vector)))
 
 
 #: When nothing is found, a summary is looked for: a short stretch of A whose
@@ -434,20 +453,28 @@ def _fragments(
 ) -> list[Fragment]:
     """Seeds extended into fragments (clustered, validated) and filtered."""
     found: list[Fragment] = []
+    sides: _Sides = ((seeds[:, 0].tolist(), seeds[:, 0]), (seeds[:, 1].tolist(), seeds[:, 1]))
+    (in_a, _), (in_b, _) = sides
+    cosines = seeds[:, 2].tolist()
 
-    def extend(group: np.ndarray, gap: int) -> None:
-        for cluster in _clusters(group, gap):
-            if cluster.shape[0] == 1:
-                a0 = a1 = int(cluster[0, 0])
-                b0 = b1 = int(cluster[0, 1])
-                similarity = float(cluster[0, 2])  # one sentence pair: its seed's cosine
+    def extend(group: list[int], gap: int) -> None:
+        for cluster in _clusters(sides, group, gap):
+            if len(cluster) == 1:
+                a0 = a1 = int(in_a[cluster[0]])
+                b0 = b1 = int(in_b[cluster[0]])
+                similarity = cosines[cluster[0]]  # one sentence pair: its seed's cosine
             else:
-                a0, b0 = (int(x) for x in cluster[:, :2].min(axis=0))
-                a1, b1 = (int(x) for x in cluster[:, :2].max(axis=0))
+                rows, columns = [in_a[i] for i in cluster], [in_b[i] for i in cluster]
+                a0, a1, b0, b1 = (
+                    int(min(rows)),
+                    int(max(rows)),
+                    int(min(columns)),
+                    int(max(columns)),
+                )
                 span_a, span_b = wa.span(a0, a1), wb.span(b0, b1)
-                norm = float(np.linalg.norm(span_a) * np.linalg.norm(span_b))
+                norm = _length(span_a) * _length(span_b)
                 similarity = float(span_a @ span_b) / norm if norm else 0.0
-            if similarity >= valid and (min_order <= -1 or _order(cluster) >= min_order):
+            if similarity >= valid and (min_order <= -1 or _order(seeds[cluster]) >= min_order):
                 found.append(
                     Fragment(
                         int(sa.starts[a0]),
@@ -455,17 +482,17 @@ def _fragments(
                         int(sb.starts[b0]),
                         int(sb.ends[b1]),
                         similarity,
-                        int(cluster.shape[0]),
+                        len(cluster),
                     )
                 )
-            elif gap > 0 and cluster.shape[0] > 1:
+            elif gap > 0 and len(cluster) > 1:
                 # a smaller gap changes nothing until it is below the widest one left
                 # in the cluster: validating the same cluster again would fail again
-                widest = max(int(np.diff(np.sort(cluster[:, side])).max()) for side in (0, 1))
+                widest = max(_widest(rows), _widest(columns))
                 if widest > 0:
                     extend(cluster, min(gap, widest) - 1)
 
-    extend(seeds, max_gap)
+    extend(list(range(seeds.shape[0])), max_gap)
     kept: list[Fragment] = []
     for fragment in sorted(found, key=lambda f: -f.similarity):
         if min(fragment.a_end - fragment.a_start, fragment.b_end - fragment.b_start) < MIN_LENGTH:
