@@ -101,30 +101,36 @@ def align_each(
             usable[document.name] = without(document.fingerprints, ignored)
         return usable[document.name]
 
-    def asked(candidate: Candidate) -> Asked | None:
+    def loaded(candidate: Candidate) -> tuple[Document, Document] | None:
         try:
-            a, b = load(candidate.a), load(candidate.b)
+            return load(candidate.a), load(candidate.b)
         except Unavailable as exc:
             log.warning("left out of the comparison: %s", exc)
             return None
-        fingerprints = None  # the documents' own: all of them, or none when not needed
-        if not candidate.identical and (candidate.fingerprint_seeds or ignored.shape[0]):
-            fingerprints = (fingerprints_of(a), fingerprints_of(b))
-        return _asked(a, b, fingerprints, candidate, settings)
 
-    batch: list[Asked | None] = []
+    def compared(batch: list[Candidate]) -> list[PairResult | None]:
+        pairs = [loaded(candidate) for candidate in batch]
+        if settings.paraphrase:  # what a loader gave uncut, cut up together
+            prepare_together(list({id(d): d for p in pairs if p for d in p}.values()))
+        asked = []
+        for candidate, pair in zip(batch, pairs, strict=True):
+            if pair is None:
+                continue
+            a, b = pair
+            fingerprints = None  # the documents' own: all of them, or none when not needed
+            if not candidate.identical and (candidate.fingerprint_seeds or ignored.shape[0]):
+                fingerprints = (fingerprints_of(a), fingerprints_of(b))
+            asked.append(_asked(a, b, fingerprints, candidate, settings))
+        results = iter(compare_many(asked))
+        return [None if pair is None else next(results) for pair in pairs]
+
+    batch: list[Candidate] = []
     for candidate in progress(candidates) if progress else candidates:
-        batch.append(asked(candidate))
+        batch.append(candidate)
         if len(batch) == ALIGN_BATCH:
-            yield from _compared(batch)
+            yield from compared(batch)
             batch = []
-    yield from _compared(batch)
-
-
-def _compared(batch: list[Asked | None]) -> list[PairResult | None]:
-    """Each pair of ``batch`` compared (all together), None where it is None."""
-    results = iter(compare_many([pair for pair in batch if pair is not None]))
-    return [None if pair is None else next(results) for pair in batch]
+    yield from compared(batch)
 
 
 #: Candidates of one question read and cut up together at most: what they hold at
