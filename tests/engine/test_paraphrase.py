@@ -174,13 +174,19 @@ def _outcome(alignment: SentenceAlignment) -> tuple:
     st.integers(0, 2**32 - 1),
     st.sampled_from([paraphrase.MAX_JOIN, 40]),
     st.sampled_from([paraphrase._DENSE_GRID, -(10**9)]),
+    st.sampled_from([paraphrase.JOIN_AT_ONCE, 1, 60]),
 )
 def test_pairs_aligned_together_are_aligned_as_each_alone(
-    picked: list[tuple[list[int], list[int]]], salt: int, max_join: int, dense: int
+    picked: list[tuple[list[int], list[int]]],
+    salt: int,
+    max_join: int,
+    dense: int,
+    at_once: int,
 ) -> None:
     """Weighing and seeding many pairs at once changes nothing, bit for bit: whatever
-    the pairs (empty ones too), a pair's join cut to its rarest terms, or the sentence
-    pairs counted by sorting instead of on the whole grid."""
+    the pairs (empty ones too), a pair's join cut to its rarest terms, the sentence
+    pairs counted by sorting instead of on the whole grid, or the pairs joined a few
+    at a time."""
     rng = random.Random(salt)
 
     def text(picks: list[int]) -> str:
@@ -197,6 +203,7 @@ def test_pairs_aligned_together_are_aligned_as_each_alone(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(paraphrase, "MAX_JOIN", max_join)
         patch.setattr(paraphrase, "_DENSE_GRID", dense)
+        patch.setattr(paraphrase, "JOIN_AT_ONCE", at_once)
         together = [_outcome(a) for a in alignments(pairs)]
         alone = [_outcome(SentenceAlignment(sa, sb)) for sa, sb in pairs]
     assert together == alone

@@ -240,8 +240,9 @@ def _sentence_pairs(
     count_b = np.bincount(b.terms, minlength=width)
     pairs_per_term = count_a * count_b
     usable = pairs_per_term > 0
-    term_pair = np.repeat(np.arange(widths.shape[0]), widths)
-    joined = np.bincount(term_pair, weights=pairs_per_term, minlength=widths.shape[0])
+    m = widths.shape[0]
+    term_pair = np.repeat(np.arange(m), widths)
+    joined = np.bincount(term_pair, weights=pairs_per_term, minlength=m)
     for k in np.flatnonzero(joined > MAX_JOIN).tolist():
         lo = int(first_term[k])
         part = pairs_per_term[lo : lo + int(widths[k])]
@@ -249,7 +250,32 @@ def _sentence_pairs(
         fits = np.cumsum(part[by_size]) <= MAX_JOIN
         usable[lo + by_size[~fits]] = False
     keep_a, keep_b = usable[a.terms] & (a.weights > 0), usable[b.terms] & (b.weights > 0)
-    cells_a, cells_b = np.flatnonzero(keep_a), np.flatnonzero(keep_b)
+    # pairs joined a few at a time, so that a batch of long documents holds no more
+    # than one pair could (each pair's join is MAX_JOIN at most)
+    matches = np.bincount(term_pair, weights=np.where(usable, pairs_per_term, 0), minlength=m)
+    found = []
+    first, held = 0, 0.0
+    for k, size in enumerate(matches.tolist()):
+        if held and held + size > JOIN_AT_ONCE:
+            found.append(_term_join(a, b, keep_a, keep_b, width, first, k))
+            first, held = k, 0.0
+        held += size
+    found.append(_term_join(a, b, keep_a, keep_b, width, first, m))
+    ids, dots, common = (np.concatenate(parts) for parts in zip(*found, strict=True))
+    return ids, dots, common
+
+
+#: Term matches joined at once, over the pairs of a batch (a pair's own may be more).
+JOIN_AT_ONCE = MAX_JOIN
+
+
+def _term_join(
+    a: _Side, b: _Side, keep_a: np.ndarray, keep_b: np.ndarray, width: int, first: int, stop: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_sentence_pairs` of pairs ``first`` to ``stop`` (their cells ``keep_*``)."""
+    a0, a1 = int(a.first_cell[first]), int(a.first_cell[stop])
+    b0, b1 = int(b.first_cell[first]), int(b.first_cell[stop])
+    cells_a, cells_b = np.flatnonzero(keep_a[a0:a1]) + a0, np.flatnonzero(keep_b[b0:b1]) + b0
     order_a = cells_a[np.argsort(a.terms[cells_a], kind="stable")]
     order_b = cells_b[np.argsort(b.terms[cells_b], kind="stable")]
     ta = a.terms[order_a]
@@ -262,21 +288,22 @@ def _sentence_pairs(
     right = np.repeat(start_b[ta], per_cell) + step
     in_a, in_b = order_a[left], order_b[right]
     # each A cell's row in its pair's grid of sentence pairs, the grids one after another
-    sentences_b = np.diff(b.first_row)
-    grid = np.diff(a.first_row) * sentences_b
-    first_id = np.cumsum(grid) - grid
-    pair = np.repeat(np.arange(grid.shape[0]), np.diff(a.first_cell))
-    row_id = first_id[pair] + a.rows * sentences_b[pair]
-    ids = row_id[in_a] + b.rows[in_b]
+    sentences_b = np.diff(b.first_row)[first:stop]
+    grid = np.diff(a.first_row)[first:stop] * sentences_b
+    first_id = np.cumsum(grid) - grid  # from the first pair's grid
+    pair = np.repeat(np.arange(stop - first), np.diff(a.first_cell[first : stop + 1]))
+    row_id = first_id[pair] + a.rows[a0:a1] * sentences_b[pair]
+    ids = row_id[in_a - a0] + b.rows[in_b]
     products = a.weights[in_a] * b.weights[in_b]
     total = int(grid.sum())
+    before = int((np.diff(a.first_row)[:first] * np.diff(b.first_row)[:first]).sum())
     if total <= _DENSE_GRID * ids.shape[0] + (1 << 16):  # counted on the whole grid
         common = np.bincount(ids, minlength=total)
         dots = np.bincount(ids, weights=products, minlength=total)
         ids = np.flatnonzero(common)
-        return ids, dots[ids], common[ids]
+        return ids + before, dots[ids], common[ids]
     ids, inverse, common = np.unique(ids, return_inverse=True, return_counts=True)
-    return ids, np.bincount(inverse, weights=products, minlength=len(ids)), common
+    return ids + before, np.bincount(inverse, weights=products, minlength=len(ids)), common
 
 
 #: Groups of more seeds than this are cut with numpy, smaller ones in plain Python.
