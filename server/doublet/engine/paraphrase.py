@@ -81,6 +81,11 @@ class _Weights:
         return np.bincount(self.terms[lo:hi], weights=self.weights[lo:hi], minlength=self.width)
 
 
+#: A pair's weights and its seeds (rows of sentence in A, sentence in B, cosine), or
+#: None for either when it has none.
+_Weighed = tuple[tuple[_Weights, _Weights] | None, np.ndarray | None]
+
+
 def _weighed_together(pairs: Sequence[tuple[Sentences, Sentences]]) -> list[_Weighed]:
     """Each pair's tf-isf weights (isf counting the sentences of both documents) and
     seeds, made for all pairs at once: one text asked against ten candidates, or a
@@ -144,11 +149,6 @@ def _weighed_together(pairs: Sequence[tuple[Sentences, Sentences]]) -> list[_Wei
         )
         found[k] = (weights, seeds)
     return found
-
-
-#: A pair's weights and its seeds (rows of sentence in A, sentence in B, cosine), or
-#: None for either when it has none.
-_Weighed = tuple[tuple[_Weights, _Weights] | None, np.ndarray | None]
 
 
 @dataclass(frozen=True)
