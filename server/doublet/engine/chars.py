@@ -24,6 +24,7 @@ import unicodedata
 
 import numpy as np
 
+from doublet.engine.distinct import distinct
 from doublet.engine.units import Units
 
 _BMP = 0x10000
@@ -76,7 +77,7 @@ def fold_text(text: str) -> str:
 def _fill(code_points: np.ndarray) -> None:
     """Compute table entries for BMP code points not seen before."""
     with _lock:
-        for cp in np.unique(code_points).tolist():
+        for cp in distinct(code_points).tolist():
             folded = fold_char(chr(cp))
             if not folded:
                 _table[cp] = _JOIN if is_joiner(chr(cp)) else _DROP

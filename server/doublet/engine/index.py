@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
@@ -117,7 +117,7 @@ class _Columns(NamedTuple):
     references: np.ndarray
     group_list: list[str | None]  # the groups' names, then None; ``group_of`` points in
     group_of: np.ndarray
-    stamps: list[tuple]
+    stamps: Sequence[tuple]
 
     def per_document(self) -> tuple:
         """The fields with a value per document (``modes`` and ``group_list`` are tables
@@ -1360,7 +1360,7 @@ class Index:
                 raise ValueError(f"{kind}: keys are not sorted")
             tables[kind] = _Segment(keys, positions)
         columns = data["documents"]
-        names = [str(name) for name in columns["names"]]
+        names = list(columns["names"])
         n = len(names)
         mode_of = np.asarray(columns["modes"], dtype=np.int64)
         units = np.asarray(columns["units"], dtype=np.int64)
@@ -1370,7 +1370,9 @@ class Index:
         references = np.asarray(columns["references"], dtype=bool)
         group_names = [str(g) for g in columns["group_names"]]
         group_of = np.asarray(columns["groups"], dtype=np.int64)
-        stamps = [stamp if type(stamp) is tuple else tuple(stamp) for stamp in columns["stamps"]]
+        stamps = columns["stamps"]  # a list of tuples, or a sequence unpacking them (index_store)
+        if isinstance(stamps, list):
+            stamps = [stamp if type(stamp) is tuple else tuple(stamp) for stamp in stamps]
         loaded = _Columns(
             names,
             modes,
