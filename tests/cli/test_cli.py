@@ -222,6 +222,23 @@ def test_compare_prints_the_pair_and_every_measure():
     }
 
 
+@pytest.mark.parametrize("spelled", ["examples/code/wordfreq.py", "./examples/code/wordfreq.py"])
+def test_compare_of_a_file_with_itself_says_so(spelled: str):
+    run = doublet("compare", "examples/code/wordfreq.py", spelled)
+    assert run.returncode == 2, run.stderr
+    assert "compare takes two different files" in run.stderr
+    assert "internal error" not in run.stderr
+
+
+def test_compare_of_one_file_under_two_names_says_so(tmp_path: Path):
+    (tmp_path / "x.txt").write_text("hello world\n", encoding="utf-8")
+    (tmp_path / "hard.txt").hardlink_to(tmp_path / "x.txt")
+    (tmp_path / "gone.txt").symlink_to(tmp_path / "nowhere.txt")
+    for a, b in [("x.txt", "hard.txt"), ("gone.txt", "./gone.txt")]:
+        run = doublet("compare", a, b, cwd=tmp_path)
+        assert run.returncode == 2 and "two different files" in run.stderr, run.stderr
+
+
 def test_compare_text_shows_measures():
     run = doublet("compare", "examples/code/wordfreq.py", "examples/code/text_stats.py")
     assert run.returncode == 0, run.stderr

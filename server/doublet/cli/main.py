@@ -853,11 +853,11 @@ def run_compare(args: argparse.Namespace) -> int:
         if os.path.isdir(path):
             raise UsageError(f"compare takes two files; {path} is a folder")
     workspace = _paths_workspace([args.a, args.b], args)
+    if _same_file(args.a, args.b):  # however spelled: one document, no pair
+        raise UsageError(f"compare takes two different files; {args.a} and {args.b} are one")
     shown = _namer(workspace, [args.a, args.b])
     _refresh(workspace, False, shown, named=True)
     names = [workspace.relative(p) for p in (args.a, args.b)]
-    if names[0] == names[1]:
-        raise UsageError("compare takes two different files")
     a, b = (workspace.document(name) for name in names)
     if a.mode != b.mode:
         raise UsageError(
@@ -875,6 +875,16 @@ def run_compare(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_compare_text(data, [a, b]))
     return 0
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file: spelled alike, or the same file on disk."""
+    if os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b)):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # a link that leads nowhere: the workspace says why it is not read
+        return False
 
 
 def _cluster_of(args: argparse.Namespace) -> contextlib.AbstractContextManager:
