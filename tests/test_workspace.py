@@ -385,6 +385,57 @@ def test_moving_a_file_after_a_warm_start_is_a_rename(root: Path) -> None:
     assert warm.index.names() == ["a.txt", "b.txt", "d.txt", "e.txt", "tools/count.py"]
 
 
+CODE = """int sum_scores(int *scores, int n) {
+    int total = 0;
+    for (int i = 0; i < n; i++) {
+        if (scores[i] > 0) { total += scores[i] * 2; } else { total -= 1; }
+    }
+    while (total > 1000) { total = total / 3 + n; }
+    return total + n * 7;
+}
+"""
+LINKED = f"See [the keeper's notes](https://example.org/{'-'.join(LIGHTHOUSE.split()[:30])}).\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "old", "new"),
+    [
+        # Python's lexer reads the C function as a string; C's, as C
+        ({"a.py": f'X = """\n{CODE}"""\n', "b.c": CODE}, "a.py", "a.c"),
+        # Markdown masks a link's target; plain text keeps it
+        ({"a.md": essay(filler(1), LINKED), "b.txt": essay(filler(2), LINKED)}, "a.md", "a.txt"),
+    ],
+    ids=["code-lexer", "markdown-extraction"],
+)
+def test_a_file_moved_to_a_name_read_another_way_is_read_again(
+    tmp_path: Path, files: dict[str, str], old: str, new: str
+) -> None:
+    """The same bytes make other keys under a name read another way: the move is new
+    content, and the scan after it is the scan of the folder from nothing."""
+    root = tmp_path / "ws"
+    for rel, text in files.items():
+        write(root, rel, text)
+    workspace, _ = refreshed(root)
+    before = signature(workspace.pairs())
+    os.rename(root / old, root / new)
+    changes = workspace.refresh()
+    assert changes.renamed == [] and changes.added == [new] and changes.removed == [old]
+    shutil.copytree(root, tmp_path / "fresh", ignore=shutil.ignore_patterns(".doublet"))
+    fresh, _ = refreshed(tmp_path / "fresh")
+    assert signature(workspace.pairs()) == signature(fresh.pairs()) != before
+
+
+def test_a_file_moved_to_a_name_read_the_same_way_is_a_rename(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    write(root, "a.md", essay(filler(1), LINKED))
+    write(root, "b.c", CODE)
+    workspace, _ = refreshed(root)
+    os.rename(root / "a.md", root / "notes.markdown")
+    os.rename(root / "b.c", root / "b.h")
+    changes = workspace.refresh()
+    assert sorted(changes.renamed) == [("a.md", "notes.markdown"), ("b.c", "b.h")]
+
+
 def test_deleting_one_file_and_adding_another_in_one_refresh(root: Path) -> None:
     workspace, _ = refreshed(root)
     (root / "c.txt").unlink()

@@ -48,6 +48,7 @@ from doublet.engine.index import Index, Role
 from doublet.engine.index import keys_of as index_keys
 from doublet.engine.modes import MODES, Mode
 from doublet.engine.selection import most_changed, reselect, select_all
+from doublet.extract import kind_of
 from doublet.parallel import (
     align_here,
     on_cluster,
@@ -133,6 +134,14 @@ class _Stamp:
     @staticmethod
     def chars_of(values: tuple) -> int:
         return values[3] if len(values) == 4 and isinstance(values[3], int) else 0
+
+
+def _read_alike(old: str, new: str, mode: Mode) -> bool:
+    """Whether the same bytes under the name ``old`` and the name ``new`` make the same
+    keys, so that a file moved from one to the other keeps its entry: the name says
+    how a file is read (a Markdown or HTML file's markup is masked, a notebook's cells
+    extracted: extract.kind_of) and, for code, which lexer cuts it."""
+    return kind_of(old) == kind_of(new) and mode.cuts_alike(old, new)
 
 
 def content_digest(data: bytes) -> str:
@@ -422,7 +431,10 @@ class Workspace:
                 (
                     n
                     for n, s in vanished.items()
-                    if s and s.digest == digest and self.index.entry(n).mode == mode
+                    if s
+                    and s.digest == digest
+                    and self.index.entry(n).mode == mode
+                    and _read_alike(n, rel, mode)
                 ),
                 None,
             )

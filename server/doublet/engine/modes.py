@@ -18,7 +18,14 @@ from functools import cached_property
 from typing import Any
 
 from doublet.engine.chars import char_units, weigh_cjk
-from doublet.engine.code import CODE_EXTENSIONS, Lexicon, code_lexicon, code_units
+from doublet.engine.code import (
+    CODE_EXTENSIONS,
+    Lexicon,
+    UnknownLanguage,
+    code_lexicon,
+    code_units,
+    lexer_for,
+)
 from doublet.engine.hashing import salt_of
 from doublet.engine.passages import AlignOptions
 from doublet.engine.units import Units
@@ -129,6 +136,11 @@ class Mode:
         """Cut ``text`` into this mode's units (``chars``: its character units, if made)."""
         return _NORMALIZERS[self.name](text, filename, self, chars)
 
+    def cuts_alike(self, name_a: str, name_b: str) -> bool:
+        """Whether one text is cut into the same units under both file names: always,
+        but in the code mode, whose lexer the file's name chooses (engine/code)."""
+        return self.units_from_chars or _lexer_of(name_a) == _lexer_of(name_b)
+
     @property
     def units_from_chars(self) -> bool:
         """Whether this mode's units are made of character units alone (not of tokens),
@@ -152,6 +164,14 @@ def _words(text: str, filename: str | None, mode: Mode, chars: Units | None) -> 
 
 def _code(text: str, filename: str | None, mode: Mode, chars: Units | None) -> Units:
     return code_units(text, filename=filename, keep_comments=mode.keep_comments)
+
+
+def _lexer_of(filename: str) -> type | None:
+    """The class of the lexer a file's name chooses (None: none is known for it)."""
+    try:
+        return type(lexer_for(filename))
+    except UnknownLanguage:
+        return None
 
 
 _FROM_CHARS = frozenset({"prose", "words"})
