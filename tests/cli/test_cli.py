@@ -239,6 +239,20 @@ def test_compare_of_one_file_under_two_names_says_so(tmp_path: Path):
         assert run.returncode == 2 and "two different files" in run.stderr, run.stderr
 
 
+def test_a_file_name_with_a_newline_cannot_forge_a_line_of_the_text_output(tmp_path: Path):
+    text = "The old lighthouse keeper climbed the spiral stairs every evening at dusk. " * 6
+    (tmp_path / "evil\n2. forged.txt  ~  other.txt").write_text("a " + text, encoding="utf-8")
+    (tmp_path / "b\x1b[31m.txt").write_text("b " + text, encoding="utf-8")
+    run = doublet("scan", ".", "--no-index", "--no-progress", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "evil\\n2. forged.txt" in run.stdout and "b\\x1b[31m.txt" in run.stdout
+    assert not any(line.startswith("2.") for line in run.stdout.splitlines())
+    data = json.loads(
+        doublet("scan", ".", "--no-index", "--format", "json", cwd=tmp_path).stdout
+    )  # JSON keeps the names as they are
+    assert "evil\n2. forged.txt  ~  other.txt" in {d["path"] for d in data["documents"]}
+
+
 def test_compare_text_shows_measures():
     run = doublet("compare", "examples/code/wordfreq.py", "examples/code/text_stats.py")
     assert run.returncode == 0, run.stderr

@@ -23,6 +23,7 @@ from typing import TypeVar
 
 from doublet import __version__, heap, kept_report, lms, unzip
 from doublet.cli.report import (
+    one_line,
     render_compare_text,
     render_json,
     render_matrix_csv,
@@ -421,7 +422,7 @@ def _refresh(
         if named and workspace.selected is not None and item.path in workspace.selected:
             raise UsageError(f"cannot read {shown(item.path)}: {item.reason}")
         skipped.append(Skipped(shown(item.path), item.reason))
-        print(f"doublet: skipped {shown(item.path)}: {item.reason}", file=sys.stderr)
+        print(f"doublet: skipped {one_line(shown(item.path))}: {item.reason}", file=sys.stderr)
     return changes, skipped
 
 
@@ -643,7 +644,7 @@ class _Inputs:
         for item in skipped:
             shown = f"{given.rstrip('/')}/{item.path}"
             self.skipped.append(Skipped(shown, item.reason))
-            print(f"doublet: skipped {shown}: {item.reason}", file=sys.stderr)
+            print(f"doublet: skipped {one_line(shown)}: {item.reason}", file=sys.stderr)
 
 
 def _unpacked_download(folder: str) -> bool:

@@ -8,10 +8,21 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Sequence
 
 from doublet.engine.document import Document
 from doublet.excerpts import excerpt, lines_label
+
+#: Characters that would break a line of text output, or move the cursor: C0, DEL, C1.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def one_line(path: str) -> str:
+    """A path as text output shows it: a control character in a file's name (a newline,
+    an escape) as ``\\n``, ``\\x1b``, so that no name can start a line of its own that
+    reads as a result. JSON and CSV quote names themselves."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), path)
 
 
 def _resemblance_line(pair: dict) -> str:
@@ -36,7 +47,7 @@ def _percent(value: float) -> str:
 def render_pairs_text(data: dict, texts: dict[int, Document]) -> str:
     out = io.StringIO()
     pairs = data["pairs"]
-    paths = [d["path"] for d in data["documents"]]
+    paths = [one_line(d["path"]) for d in data["documents"]]
     if not pairs:
         out.write("No pair of documents shares a passage above the thresholds.\n")
         return out.getvalue()
@@ -152,7 +163,7 @@ def similarity_matrix(count: int, data: dict) -> list[list[float]]:
 
 def render_matrix_text(data: dict, highlight: bool) -> str:
     """The seeds' view: every document against every other, matches marked."""
-    paths = [d["path"] for d in data["documents"]]
+    paths = [one_line(d["path"]) for d in data["documents"]]
     matrix = similarity_matrix(len(paths), data)
     out = io.StringIO()
     for i, path in enumerate(paths):
@@ -186,7 +197,7 @@ def render_matrix_csv(data: dict) -> str:
 
 def render_compare_text(data: dict, documents: Sequence[Document]) -> str:
     a, b = documents
-    path_a, path_b = (d["path"] for d in data["documents"])
+    path_a, path_b = (one_line(d["path"]) for d in data["documents"])
     out = io.StringIO()
     out.write(f"A: {path_a} ({len(a.text)} characters, {a.mode.name} mode)\n")
     out.write(f"B: {path_b} ({len(b.text)} characters, {b.mode.name} mode)\n\n")
