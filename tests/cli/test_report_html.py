@@ -63,9 +63,12 @@ def test_report_writes_one_page_with_the_scans_data(tmp_path: Path) -> None:
     # nothing to fetch: a policy forbids any network, and no URL is loaded
     assert "default-src 'none'" in page
     assert not re.search(r'(src|href)="(https?:)?//', page)
-    # scan --format html prints the same page
+    # scan --format html prints the same page, and so does report -o -
     printed = doublet("scan", str(folder), "--format", "html", "--no-progress", "--no-index").stdout
     assert page_data(printed) == data
+    run = doublet("report", str(folder), "-o", "-", "--no-progress", "--no-index", cwd=tmp_path)
+    assert run.returncode == 0 and "Report written to standard output" in run.stderr
+    assert page_data(run.stdout) == data and not (tmp_path / "-").exists()
 
 
 def test_report_of_an_unwritable_file_is_a_clear_error(tmp_path: Path) -> None:

@@ -177,6 +177,12 @@ def test_index_of_a_missing_folder(tmp_path: Path) -> None:
     assert "no such folder" in refused(doublet("index", "nowhere", cwd=tmp_path))
 
 
+def test_index_and_config_of_a_file_say_it_is_not_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("text\n", encoding="utf-8")
+    for command in ("index", "config"):
+        assert "not a folder: a.txt" in refused(doublet(command, "a.txt", cwd=tmp_path))
+
+
 # --- doublet scan DIR ---------------------------------------------------------------------------
 
 
@@ -395,6 +401,7 @@ def test_similar_of_a_file_that_is_not_text(ws: Path) -> None:
 def test_similar_of_a_missing_file(ws: Path) -> None:
     message = refused(doublet("similar", "ws/essays/nobody.txt", cwd=ws.parent))
     assert "no such file: ws/essays/nobody.txt" in message
+    assert "not a file: ws/essays" in refused(doublet("similar", "ws/essays", cwd=ws.parent))
 
 
 # --- doublet config -----------------------------------------------------------------------------

@@ -253,7 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--output",
         default="doublet-report.html",
         metavar="FILE",
-        help="where to write the page (default: doublet-report.html)",
+        help="where to write the page, - for standard output (default: doublet-report.html)",
     )
     report_parser.add_argument(
         "--anonymize",
@@ -365,7 +365,8 @@ def _overrides(args: argparse.Namespace) -> dict:
 
 def _open_workspace(root: str, args: argparse.Namespace, saved: bool = True) -> Workspace:
     if not os.path.isdir(root):
-        raise UsageError(f"no such folder: {root}")
+        what = "not a folder" if os.path.lexists(root) else "no such folder"
+        raise UsageError(f"{what}: {root}")
     try:
         return Workspace.open(root, _overrides(args), "command line", saved=saved)
     except ConfigError as exc:
@@ -497,14 +498,19 @@ def run_report(args: argparse.Namespace) -> int:
         page, summary = scan.kept.text, scan.kept.summary
     else:
         page, summary = _html(scan.data, args, scan.texts), summary_of(scan.data)
-    try:
-        with open(args.output, "w", encoding="utf-8") as out:
-            out.write(page)
-    except OSError as exc:
-        raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    if args.output == "-":  # standard output, as the other formats are written
+        sys.stdout.write(page)
+        where = "standard output"
+    else:
+        try:
+            with open(args.output, "w", encoding="utf-8") as out:
+                out.write(page)
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+        where = args.output
     print(
         f"{render_summary(summary, time.perf_counter() - started).rstrip()}\n"
-        f"Report written to {args.output} ({len(page.encode('utf-8')) / 1e6:.1f} MB).",
+        f"Report written to {where} ({len(page.encode('utf-8')) / 1e6:.1f} MB).",
         file=sys.stderr,
     )
     if scan.keeping is not None:
@@ -805,7 +811,8 @@ def find_root(file: str) -> str:
 def run_similar(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     if not os.path.isfile(args.file):
-        raise UsageError(f"no such file: {args.file}")
+        what = "not a file" if os.path.lexists(args.file) else "no such file"
+        raise UsageError(f"{what}: {args.file}")
     root = args.root or find_root(args.file)
     workspace = _open_workspace(root, args)
     shown = _namer(workspace, [os.path.relpath(root)])
