@@ -1297,6 +1297,23 @@ def test_the_warnings_estimate_waits_while_an_editors_question_is_under_way(root
     assert found == [[]]
 
 
+def test_a_templates_or_references_pattern_that_names_no_document_is_a_warning(
+    root: Path,
+) -> None:
+    configure(
+        root,
+        'templates = ["nope.txt", "a.txt"]\nreferences = ["tools/", "sources/**", "!c.txt"]\n',
+    )
+    workspace, _ = refreshed(root)
+    assert workspace.warnings() == [
+        "templates: 'nope.txt' names no document of the folder, so none is a template by it",
+        "references: 'sources/**' names no document of the folder, so none is a reference by it",
+    ]
+    configure(root, 'templates = ["a.txt"]\n')
+    workspace, _ = refreshed(root)
+    assert workspace.warnings() == []
+
+
 def test_no_saved_index_is_no_warning(root: Path, caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="doublet.workspace"):
         _, changes = refreshed(root)

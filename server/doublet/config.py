@@ -409,9 +409,13 @@ def _glob(value: Any, key: str, source: str) -> str:
         problem = getattr(exc, "msg", None) or str(exc)
         raise ConfigError(source, key, f"bad glob pattern {pattern!r}: {problem}") from None
     if not spec.patterns or spec.patterns[0].include is None:
-        raise ConfigError(
-            source, key, f"bad glob pattern {pattern!r}: it matches nothing (blank or a # comment)"
-        )
+        if not pattern.strip():
+            why = "it is blank"
+        elif pattern.startswith("#"):
+            why = r"a # starts a comment (\# for a name that starts with #)"
+        else:  # git's rules read it as no pattern at all
+            why = r"git's rules read no pattern in it (an unclosed [ ? \[ for a [ itself)"
+        raise ConfigError(source, key, f"bad glob pattern {pattern!r}: it matches nothing: {why}")
     if ".." in pattern.lstrip("!").replace("\\", "/").split("/"):
         raise ConfigError(
             source,
@@ -621,6 +625,16 @@ def _build(values: Mapping[str, tuple[Any, str]], layer: str) -> Config:
 
 def _posix(path: str | PurePath) -> str:
     return path.as_posix() if isinstance(path, PurePath) else path
+
+
+def matching_nothing(patterns: Sequence[str], paths: Sequence[str]) -> list[str]:
+    """Those of ``patterns`` (negations left out) that match none of ``paths``."""
+    return [
+        pattern
+        for pattern in patterns
+        if not pattern.startswith("!")
+        and not any(_matches(GitIgnoreSpec.from_lines([pattern]), _posix(p)) for p in paths)
+    ]
 
 
 def _matches(spec: GitIgnoreSpec, path: str) -> bool:

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from doublet import heap, index_store, parallel
-from doublet.config import Config
+from doublet.config import Config, matching_nothing
 from doublet.config import load as load_config
 from doublet.discovery import Discovery
 from doublet.engine import matching
@@ -633,6 +633,29 @@ class Workspace:
                 f"{share:.0%} of the {name} documents' fingerprints are in more than {limit} "
                 f"documents and are ignored as boilerplate, so copies may go unfound: {cause}"
             )
+        return found + self._roles_given_to_nothing(index)
+
+    def _roles_given_to_nothing(self, index: Index) -> list[str]:
+        """Templates and references patterns that give no document their role: a typo
+        there leaves the text everyone was given counted as copied, silently. Only the
+        documents holding the role can be matched by a pattern that gives it."""
+        found = []
+        for key, patterns in (
+            ("templates", self.config.templates),
+            ("references", self.config.references),
+        ):
+            if not patterns:
+                continue
+            holders = [
+                e.name
+                for e in index.entries()
+                if (e.role.template if key == "templates" else e.role.reference)
+            ]
+            for pattern in matching_nothing(patterns, holders):
+                role = key[:-1]
+                found.append(
+                    f"{key}: {pattern!r} names no document of the folder, so none is a {role} by it"
+                )
         return found
 
     def pairs(self, progress: Progress | None = None) -> list[PairResult]:

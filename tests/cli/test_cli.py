@@ -253,6 +253,11 @@ def test_a_file_name_with_a_newline_cannot_forge_a_line_of_the_text_output(tmp_p
     assert "evil\n2. forged.txt  ~  other.txt" in {d["path"] for d in data["documents"]}
 
 
+def test_max_docs_below_two_is_refused_as_doublet_toml_refuses_it():
+    run = doublet("scan", "examples", "--max-docs", "1")
+    assert run.returncode == 2 and "--max-docs must be at least 2" in run.stderr
+
+
 def test_compare_text_shows_measures():
     run = doublet("compare", "examples/code/wordfreq.py", "examples/code/text_stats.py")
     assert run.returncode == 0, run.stderr

@@ -355,7 +355,9 @@ def _overrides(args: argparse.Namespace) -> dict:
     if getattr(args, "paraphrase", None) is not None:
         values["paraphrase"] = args.paraphrase == "on"
     if getattr(args, "max_docs", None) is not None:
-        values["boilerplate"] = max(args.max_docs, 2)
+        if args.max_docs < 2:  # as doublet.toml's boilerplate: text of one document is its own
+            raise UsageError(f"--max-docs must be at least 2, not {args.max_docs}")
+        values["boilerplate"] = args.max_docs
     if getattr(args, "groups", None) is not None:
         values["groups"] = args.groups
     if getattr(args, "index_shards", None) is not None:
