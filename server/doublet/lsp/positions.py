@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 
 from lsprotocol import types
+from pygls.workspace import TextDocument, Workspace
 
-_NEWLINE = re.compile("\n")
+#: What ends a line in LSP: "\r\n", "\r" or "\n", and nothing else (not Python's
+#: ``splitlines`` set: a form feed or U+2028 is a character of its line).
+NEWLINE = re.compile("\r\n|\r|\n")
 
 
 _WIDTHS = {"utf-8": "utf-8", "utf-16": "utf-16-le", "utf-32": None}
@@ -26,16 +30,13 @@ class LineIndex:
         self.text = text
         self.codec = _WIDTHS.get(str(encoding), "utf-16-le")
         self.unit = 2 if self.codec == "utf-16-le" else 1
-        self.starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+        breaks = list(NEWLINE.finditer(text))
+        self.starts = [0, *(m.end() for m in breaks)]
+        self._ends = [*(m.start() for m in breaks), len(text)]
 
     def _line_end(self, line: int) -> int:
-        """Offset just past the line's last character (before its newline)."""
-        if line + 1 < len(self.starts):
-            end = self.starts[line + 1] - 1
-            if end > self.starts[line] and self.text[end - 1] == "\r":
-                end -= 1
-            return end
-        return len(self.text)
+        """Offset just past the line's last character (before its line break)."""
+        return self._ends[line]
 
     def position(self, offset: int) -> types.Position:
         offset = max(0, min(offset, len(self.text)))
@@ -66,3 +67,35 @@ class LineIndex:
 
     def range(self, start: int, end: int) -> types.Range:
         return types.Range(start=self.position(start), end=self.position(end))
+
+
+#: A line with its break, or the last line without one.
+_LINE = re.compile("[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\\Z")
+
+
+class LspTextDocument(TextDocument):
+    """pygls's open document, with lines as LSP counts them. pygls splits them as
+    Python's ``splitlines`` does, at a form feed, U+0085 or U+2028 too: an edit after
+    one landed a line above where the editor made it, and the buffer was no longer
+    the editor's text."""
+
+    @property
+    def lines(self) -> Sequence[str]:
+        return tuple(_LINE.findall(self.source))
+
+
+def use_lsp_lines(workspace: Workspace) -> None:
+    """Have ``workspace`` (pygls's, made by ``initialize``) open documents as
+    :class:`LspTextDocument`."""
+
+    def create(doc_uri, source=None, version=None, language_id=None) -> TextDocument:
+        return LspTextDocument(
+            doc_uri,
+            source=source,
+            version=version,
+            language_id=language_id,
+            sync_kind=workspace._sync_kind,
+            position_codec=workspace.position_codec,
+        )
+
+    workspace._create_text_document = create  # type: ignore[method-assign]

@@ -35,7 +35,7 @@ from pygls.lsp.server import LanguageServer
 from doublet import __version__
 from doublet.lsp.diagnostics import Match, diagnostics, matches_of
 from doublet.lsp.folders import Folder, file_path, outside_message
-from doublet.lsp.positions import LineIndex
+from doublet.lsp.positions import LineIndex, use_lsp_lines
 from doublet.lsp.protocol import DoubletProtocol
 from doublet.lsp.settings import Settings
 
@@ -106,7 +106,9 @@ class DoubletServer(LanguageServer):
         return added
 
     def folders_of_initialize(self, params: types.InitializeParams) -> None:
-        """The folders ``initialize`` names: workspaceFolders, else rootUri or rootPath."""
+        """The folders ``initialize`` names: workspaceFolders, else rootUri or rootPath
+        (and the documents opened after it, split into lines as LSP does)."""
+        use_lsp_lines(self.workspace)
         given = list(params.workspace_folders or [])
         root_uri = self.workspace.root_uri  # pygls turns a rootPath into a URI
         if not given and root_uri:
