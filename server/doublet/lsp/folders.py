@@ -34,6 +34,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from doublet import parallel
 from doublet.config import DEFAULTS, Config, ConfigError
 from doublet.config import load as load_config
+from doublet.index_store import IndexFileError
 from doublet.lsp.settings import Settings
 from doublet.lsp.watcher import Watcher
 from doublet.workspace import Changes, DebouncedSave, Workspace
@@ -236,6 +237,9 @@ class Folder:
         self.from_saved = False
         #: Whether the last refresh changed the index from the disk (not the buffers).
         self._disk_changed_index = False
+        #: Documents closed while the index was built: a refresh under way keeps the
+        #: buffers it began with, so these are read from disk again once it is done.
+        self.closed_meanwhile: set[str] = set()
 
     @property
     def answers(self) -> bool:
@@ -371,9 +375,12 @@ class Folder:
         try:
             started = time.perf_counter()
             changes = await self.host.run_indexing(self._refresh, report, rebuild)
+            while self.closed_meanwhile:  # their files count again, before any answer
+                self.closed_meanwhile.clear()
+                changes.index_changed |= (await self.refresh()).index_changed
             answered = self.from_saved and not changes.index_changed
             if self._disk_changed_index or rebuild:  # buffers are saved when edits pause
-                await self.host.run_indexing(self.project.save)
+                await self.host.run_indexing(self._save_or_say)
             await self.check_warnings()
             log.info(
                 "%sindexed %d documents in %.2f s (%d read, %d skipped)",
@@ -397,6 +404,9 @@ class Folder:
         if self.closed:
             self.state = "closed"
             return
+        if self.closed_meanwhile and self.project is not None:  # closed while it saved
+            self.closed_meanwhile.clear()
+            answered = answered and not (await self.refresh()).index_changed
         self.host.relocate(self)  # buffers may have opened before the index
         # an unchanged index gives the answers given from it before the refresh: asking
         # again would only keep the first edits after it waiting (100,000 documents)
@@ -538,6 +548,16 @@ class Folder:
         if self.watcher is not None:
             self.watcher.stop()
         self._save_now()
+
+    def _save_or_say(self) -> None:
+        """Save the index built; one that cannot be saved (a folder or a file in the way
+        of `.doublet/`, a full disk) is logged and answered from all the same, as a
+        later save's failure is (workspace.DebouncedSave): it was built."""
+        assert self.project is not None
+        try:
+            self.project.save()
+        except (OSError, IndexFileError) as exc:
+            log.error("could not save the index of %s: %s", self.root, exc)
 
     def _save_now(self) -> None:
         if self.saver is not None:

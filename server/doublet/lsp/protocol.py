@@ -1,9 +1,11 @@
-"""The JSON-RPC protocol as pygls speaks it, with one change: a request whose params
-cannot be read is answered by its id with an error, as JSON-RPC says.
+"""The JSON-RPC protocol as pygls speaks it, with two changes, both so that every
+request is answered, as JSON-RPC says: a request whose params cannot be read is
+answered by its id with an error; and so is a request after ``shutdown`` (LSP:
+"InvalidRequest"), which pygls only logged.
 
-pygls raises while it parses such a request, before it knows the request, so it
-only logs and shows the failure; the client's request then waits for an answer
-that never comes.
+pygls raises while it parses a request it cannot read, before it knows the
+request, so it only logs and shows the failure; the client's request then waits
+for an answer that never comes.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from pygls.exceptions import JsonRpcException
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol
 
 log = logging.getLogger(__name__)
@@ -38,5 +41,11 @@ class DoubletProtocol(LanguageServerProtocol):
 
     def handle_message(self, message: Any) -> None:
         if isinstance(message, _Answered):
+            return
+        method = getattr(message, "method", None)
+        if self._shutdown and method not in (None, types.EXIT) and hasattr(message, "id"):
+            log.warning("request %r after shutdown answered with an error", method)
+            error = JsonRpcInvalidRequest("the server is shutting down: only exit is taken")
+            self._send_response(message.id, error=error.to_response_error())
             return
         super().handle_message(message)

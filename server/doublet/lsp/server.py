@@ -212,9 +212,15 @@ class DoubletServer(LanguageServer):
         return found
 
     def relocate(self, folder: Folder) -> None:
+        """Each open document of ``folder`` as the folder now names it; one that is no
+        longer among its documents (excluded, say) loses what was published for it:
+        its diagnostics and hovers told of matches the index no longer holds."""
         for document in list(self.opened.values()):
             if document.folder is folder:
                 document.rel = folder.rel_of(document.uri)
+                if document.rel is None and (document.matches or document.uri in self.published):
+                    document.matches, document.partners = [], {}
+                    self.clear(document.uri)
 
     async def analyse_now(self, folder: Folder) -> None:
         if "index" not in CHECKED_ON[folder.settings.checks_on]:
@@ -383,7 +389,9 @@ class DoubletServer(LanguageServer):
             document.task.cancel()
         self.clear(document.uri)
         folder = document.folder
-        if folder is not None and document.rel is not None and folder.state == "ready":
+        if folder is not None and document.rel is not None and folder.state != "ready":
+            folder.closed_meanwhile.add(document.rel)  # read again once the index is built
+        elif folder is not None and document.rel is not None:
             await folder.refresh()
             for rel in document.partners:
                 other = self.opened_at(folder, rel)
