@@ -202,16 +202,15 @@ async def test_a_damaged_saved_index_is_rebuilt(folder: Path):
 
 
 async def test_exit_without_shutdown_stops_the_server(folder: Path):
-    """A client that goes away without asking for shutdown: the server does not linger.
-
-    (LSP asks for exit code 1 here; pygls swallows the SystemExit and the process
-    ends with 0, so the code is not checked.)"""
+    """A client that goes away without asking for shutdown: the server does not linger,
+    and ends with exit code 1, as LSP asks (pygls swallows the SystemExit it raises)."""
     client = await ClientServerConfig(server_command=SERVER, client_factory=make_client).start()
     try:
         await initialize(client, folder, settings={"debounce": 50})
         await ready(client)
         client.exit(None)
         await asyncio.wait_for(client.process.wait(), TIMEOUT)
+        assert client.process.returncode == 1
     finally:
         if client.process.returncode is None:
             client.process.kill()

@@ -136,3 +136,5 @@ def serve(tcp: str | None = None, stdin: BinaryIO | None = None) -> None:
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
         server.start_io(stdin)
+        if not server.protocol.shut_down:  # LSP: exit (or the input gone) without shutdown
+            sys.exit(1)  # pygls ends its loop on the SystemExit it raises, and drops the code

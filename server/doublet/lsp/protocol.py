@@ -27,6 +27,11 @@ class _Answered:
 
 
 class DoubletProtocol(LanguageServerProtocol):
+    @property
+    def shut_down(self) -> bool:
+        """Whether the client asked for ``shutdown`` (LSP: ``exit`` then ends with 0)."""
+        return bool(self._shutdown)
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
             return super().structure_message(data)
