@@ -403,3 +403,19 @@ async def test_a_client_without_workspace_folders_gets_its_root_as_the_one_folde
         await published(client, one_a, where=lambda d: len(d) == 1)
     finally:
         await close(client)
+
+
+async def test_a_folder_that_is_not_on_disk_is_an_error_not_ready(alpha: Path, tmp_path: Path):
+    missing = tmp_path / "gone"
+    async with folders_session([alpha]) as client:
+        await all_ready(client, 1)
+        change_folders(client, added=[missing])
+        for _ in range(100):  # the folder is added, then starts, on the server's loop
+            current = await command(client, "doublet.status")
+            rows = [f for f in current["folders"] if f["name"] == "gone"]
+            if rows and rows[0]["state"] != "starting":
+                break
+            await asyncio.sleep(0.05)
+        [row] = rows
+        assert row["state"] == "error" and "not a folder on disk" in row["lastError"]
+        assert current["state"] == "error"

@@ -292,6 +292,12 @@ class Folder:
 
     async def start(self) -> None:
         """Load the saved index (settings already fetched), watch the folder, index it."""
+        if not self.root.is_dir():  # a folder the editor names that is not on disk
+            self.fail(f"{self.root} is not a folder on disk: nothing to index", show=True)
+            self.state = "error"
+            self.indexed.set()
+            self.host.notify_status()
+            return
         try:
             self.project = await self.host.run(
                 functools.partial(Workspace.open, self.root, config=self.current_config())
