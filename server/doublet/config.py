@@ -414,7 +414,7 @@ def _glob(value: Any, key: str, source: str) -> str:
         elif pattern.startswith("#"):
             why = r"a # starts a comment (\# for a name that starts with #)"
         else:  # git's rules read it as no pattern at all
-            why = r"git's rules read no pattern in it (an unclosed [ ? \[ for a [ itself)"
+            why = r"git's rules read no pattern in it (an unclosed [? \[ stands for a [ itself)"
         raise ConfigError(source, key, f"bad glob pattern {pattern!r}: it matches nothing: {why}")
     if ".." in pattern.lstrip("!").replace("\\", "/").split("/"):
         raise ConfigError(

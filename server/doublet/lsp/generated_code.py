@@ -108,7 +108,8 @@ def _compiler(kept: Kept, used: Kept, futures: int, reuse: Reuse):
 
     def compile(source, filename, mode, flags=0, dont_inherit=False, optimize=-1):
         inherited = flags if dont_inherit else flags | futures
-        if not (isinstance(source, str) and isinstance(filename, str)) or flags or optimize != -1:
+        plain = not (flags or dont_inherit) and optimize == -1  # as attrs calls it
+        if not (plain and all(isinstance(x, str) for x in (source, filename, mode))):
             return builtins.compile(source, filename, mode, inherited, True, optimize)
         key = (mode, filename, source)
         code = kept.get(key)
