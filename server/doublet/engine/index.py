@@ -131,8 +131,12 @@ _TABLES = frozenset({"modes", "group_list"})
 
 #: A slice of entries this long or shorter is made entry by entry, a longer one all at once.
 _MAKE_ONE_BY_ONE = 1024
-#: Entries made all at once are made this many at a time.
-_MAKE_SLICE = 4096
+#: Entries made all at once are made this many at a time. Between slices the editor's
+#: questions go first (``prepare_entries``' ``between``): a slice of 1,024 takes about
+#: 3 ms, and an edit made right after the first answer waited for up to one of 4,096
+#: (its p95 over seven alternating runs at 100,000 documents: 57 against 62 ms; all
+#: entries made in 0.28 against 0.32–0.37 s).
+_MAKE_SLICE = 1024
 
 
 class _LoadedEntries:
