@@ -640,21 +640,17 @@ class Workspace:
         there leaves the text everyone was given counted as copied, silently. Only the
         documents holding the role can be matched by a pattern that gives it."""
         found = []
-        for key, patterns in (
-            ("templates", self.config.templates),
-            ("references", self.config.references),
+        for role, patterns in (
+            ("template", self.config.templates),
+            ("reference", self.config.references),
         ):
             if not patterns:
                 continue
-            holders = [
-                e.name
-                for e in index.entries()
-                if (e.role.template if key == "templates" else e.role.reference)
-            ]
+            holders = [e.name for e in index.entries() if getattr(e.role, role)]
             for pattern in matching_nothing(patterns, holders):
-                role = key[:-1]
                 found.append(
-                    f"{key}: {pattern!r} names no document of the folder, so none is a {role} by it"
+                    f"{role}s: {pattern!r} names no document of the folder, "
+                    f"so none is a {role} by it"
                 )
         return found
 
