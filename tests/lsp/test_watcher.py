@@ -1,0 +1,120 @@
+"""The watcher's own process: what it reports, when it is ready, how it ends.
+
+Real files and real watchdog events; the server's use of it is in test_disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from doublet.lsp.watcher import Watcher
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="process checks are POSIX")
+
+
+async def changes_after(root: Path, act, settle: float = 0.5) -> tuple[set[str], Watcher]:
+    """What a watcher of ``root`` reports for ``act()`` (done once it is started)."""
+    seen: set[str] = set()
+    watcher = Watcher(root, asyncio.get_running_loop(), seen.update)
+    await asyncio.to_thread(watcher.start)
+    act()
+    await asyncio.sleep(settle)
+    return seen, watcher
+
+
+async def test_it_reports_changed_paths_relative_to_the_folder(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    odd = "a name\nwith a line break.txt"  # the line protocol must not split it
+
+    def act() -> None:
+        (tmp_path / "sub" / "essay.txt").write_text("words", encoding="utf-8")
+        (tmp_path / odd).write_text("words", encoding="utf-8")
+        (tmp_path / ".doublet").mkdir()  # our own index writes are not news
+        (tmp_path / ".doublet" / "index.msgpack").write_bytes(b"x")
+        (tmp_path / ".git").mkdir()
+        (tmp_path / ".git" / "HEAD").write_text("ref", encoding="utf-8")
+
+    seen, watcher = await changes_after(tmp_path, act)
+    watcher.stop()
+    assert {"sub/essay.txt", odd} <= seen
+    assert not any(rel.startswith((".doublet", ".git")) for rel in seen)
+
+
+async def test_what_changes_right_after_start_is_seen(tmp_path: Path) -> None:
+    """start() is back only once the watches are set: a refresh that follows it and a
+    file written just after cannot both miss the file."""
+    seen, watcher = await changes_after(
+        tmp_path, lambda: (tmp_path / "at-once.txt").write_text("x"), settle=0.5
+    )
+    watcher.stop()
+    assert "at-once.txt" in seen
+
+
+async def test_stopping_ends_the_watchers_process(tmp_path: Path) -> None:
+    _, watcher = await changes_after(tmp_path, lambda: None, settle=0)
+    assert watcher.process is not None
+    pid = watcher.process.pid
+    watcher.stop()
+    assert not _running(pid)
+    watcher.stop()  # twice is no error
+
+
+async def test_the_watcher_ends_when_the_server_is_killed(tmp_path: Path) -> None:
+    """A server gone however it went (kill -9) leaves no watcher behind: the child ends
+    when its input closes."""
+    script = (
+        "import asyncio, sys, time\n"
+        "from pathlib import Path\n"
+        "from doublet.lsp.watcher import Watcher\n"
+        "w = Watcher(Path(sys.argv[1]), asyncio.new_event_loop(), lambda paths: None)\n"
+        "w.start()\n"
+        "print(w.process.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    server = subprocess.Popen(
+        [sys.executable, "-c", script, str(tmp_path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        child = int(server.stdout.readline())
+        os.kill(server.pid, signal.SIGKILL)
+        server.wait()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and _running(child):
+            await asyncio.sleep(0.05)
+        assert not _running(child)
+    finally:
+        if server.poll() is None:
+            server.kill()
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` runs (not ended, nor ended and waiting for its parent to reap it)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    return state != "Z"
+
+
+async def test_a_folder_that_cannot_be_watched_is_logged_not_raised(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    missing = tmp_path / "gone"
+    watcher = Watcher(missing, asyncio.get_running_loop(), lambda paths: None)
+    await asyncio.to_thread(watcher.start)
+    assert watcher.process is None
+    assert "cannot watch" in caplog.text
+    watcher.stop()
