@@ -1,7 +1,8 @@
 """The JSON-RPC protocol as pygls speaks it, with two changes, both so that every
 request is answered, as JSON-RPC says: a request whose params cannot be read is
 answered by its id with an error; and so is a request after ``shutdown`` (LSP:
-"InvalidRequest"), which pygls only logged.
+"InvalidRequest"), which pygls only logged. And the converters of what an editor
+sends while its user types are made before the first keystroke (``prepare_typing``).
 
 pygls raises while it parses a request it cannot read, before it knows the
 request, so it only logs and shows the failure; the client's request then waits
@@ -10,7 +11,9 @@ for an answer that never comes.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
@@ -18,6 +21,16 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol
 
 log = logging.getLogger(__name__)
+
+#: What an editor sends while its user types and looks, and what it is answered.
+#: cattrs writes the code that reads or writes a message at its first use (a
+#: didChange: 7 ms), which the first edit after the start waited for.
+TYPED = (
+    types.DidChangeTextDocumentNotification,
+    types.DidSaveTextDocumentNotification,
+    types.HoverRequest,
+)
+ANSWERED = (types.HoverResponse,)
 
 
 class _Answered:
@@ -31,6 +44,23 @@ class DoubletProtocol(LanguageServerProtocol):
     def shut_down(self) -> bool:
         """Whether the client asked for ``shutdown`` (LSP: ``exit`` then ends with 0)."""
         return bool(self._shutdown)
+
+    def prepare_typing(self) -> None:
+        """Have the converters of TYPED and ANSWERED made, one a turn of the event loop
+        (a message that comes meanwhile waits for one, not for all)."""
+        converter = self._converter
+        makers: list[Callable[[], object]] = [
+            *(lambda kind=kind: converter.get_structure_hook(kind) for kind in TYPED),
+            *(lambda kind=kind: converter.get_unstructure_hook(kind) for kind in ANSWERED),
+        ]
+        loop = asyncio.get_running_loop()
+
+        def make_next() -> None:
+            makers.pop(0)()
+            if makers:
+                loop.call_soon(make_next)
+
+        loop.call_soon(make_next)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:

@@ -87,6 +87,7 @@ class DoubletServer(LanguageServer):
         self.published: dict[str, list[types.Diagnostic]] = {}
         self._told_outside: set[str] = set()  # documents the log said are outside
         self._tasks: set[asyncio.Task] = set()
+        self._typing_prepared = False
 
     # --- folders ----------------------------------------------------------------------
 
@@ -476,6 +477,9 @@ class DoubletServer(LanguageServer):
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=document.uri, diagnostics=found, version=version)
         )
+        if not self._typing_prepared:  # after the first answer, before the first keystroke
+            self._typing_prepared = True
+            self.protocol.prepare_typing()
         # a match that appeared, changed or went away shows in the other file too
         for rel in set(before) | set(document.partners):
             if before.get(rel) == document.partners.get(rel):
