@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from doublet.config import DEFAULTS
-from doublet.discovery import Discovery
+from doublet.discovery import PAUSE_FILES, Discovery
 
 
 def make_files(root: Path, names: list[str]) -> None:
@@ -130,3 +130,14 @@ def test_discovery_is_bounded_in_a_deep_tree(tmp_path: Path) -> None:
     assert list(itertools.islice(found(tmp_path), 5)) == [
         "/".join(f"d{i}" for i in range(30)) + "/leaf.txt"
     ]
+
+
+def test_a_walk_pauses_within_a_large_folder(tmp_path: Path) -> None:
+    """A language server's questions get in between every few hundred files, not only
+    between folders (one folder of thousands held an edit's answer up 20-50 ms)."""
+    for i in range(2 * PAUSE_FILES + 5):
+        (tmp_path / f"{i:05}.txt").write_text("words", encoding="utf-8")
+    pauses: list[int] = []
+    found, _ = Discovery(tmp_path, DEFAULTS).found(lambda: pauses.append(1))
+    assert len(found) == 2 * PAUSE_FILES + 5
+    assert len(pauses) == 3  # before the folder, and twice in it

@@ -7,12 +7,14 @@ real prose shared between some of them.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import random
 import shutil
 import sys
 import threading
+import time
 from pathlib import Path
 
 import msgpack
@@ -25,7 +27,14 @@ from doublet.discovery import Discovery
 from doublet.engine.comparison import PairResult, passage_digest
 from doublet.engine.index import KINDS
 from doublet.engine.modes import MODES
-from doublet.workspace import BATCH_BYTES, BATCH_FILES, Changes, Workspace, _batches
+from doublet.workspace import (
+    BATCH_BYTES,
+    BATCH_FILES,
+    Changes,
+    Questions,
+    Workspace,
+    _batches,
+)
 
 # --- texts -----------------------------------------------------------------------------------
 
@@ -1530,6 +1539,66 @@ def test_a_refresh_lets_an_editors_question_go_first(root: Path) -> None:
         assert "e.txt" not in workspace.index
     assert done.wait(5)  # ... then goes on
     assert "e.txt" in workspace.index
+
+
+def test_background_work_waits_a_moment_after_an_answer_too() -> None:
+    """An editor typing on asks again right after an answer: its next message and the
+    answer's reading are not to share the interpreter with a refresh."""
+    questions = Questions()
+    with questions.asked():
+        pass
+    answered = time.monotonic()
+    questions.let_through()
+    assert time.monotonic() - answered >= 0.9 * Questions.GRACE
+    time.sleep(Questions.GRACE)  # long after an answer: no wait
+    started = time.monotonic()
+    questions.let_through()
+    assert time.monotonic() - started < Questions.GRACE / 2
+
+
+def test_a_question_that_never_ends_holds_background_work_a_bounded_time() -> None:
+    questions = Questions()
+    with questions.asked():
+        started = time.monotonic()
+        questions.let_through()
+        waited = time.monotonic() - started
+    assert 0.9 * Questions.LONGEST_WAIT <= waited < Questions.LONGEST_WAIT + 1
+
+
+def test_a_loaded_index_makes_its_entries_out_of_the_collectors_way(root: Path) -> None:
+    """A language server keeps the entries as long as it runs: made with the collector
+    held off (its full passes over them held edits up), then frozen out of its passes."""
+    built = Workspace.open(root)
+    built.refresh()
+    built.save()
+    loaded = Workspace.open(root)
+    assert len(loaded.index) == 5
+    frozen = gc.get_freeze_count()
+    made: list[bool] = []  # whether the collector ran as each slice was made
+    loaded.questions.let_through = lambda: made.append(gc.isenabled())  # type: ignore[method-assign]
+    try:
+        loaded.prepare_entries()
+        assert gc.get_freeze_count() > frozen
+    finally:
+        gc.unfreeze()  # the rest of the tests' objects are not to stay frozen
+    assert made and not any(made)  # held off while entries were made
+    assert gc.isenabled()
+
+
+def test_a_refresh_walks_the_folder_with_the_collector_held_off(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = Workspace.open(root)
+    enabled: list[bool] = []
+    found = Discovery.found
+
+    def noting(self: Discovery, pause=None):
+        enabled.append(gc.isenabled())
+        return found(self, pause)
+
+    monkeypatch.setattr(Discovery, "found", noting)
+    workspace.refresh()
+    assert enabled == [False] and gc.isenabled()
 
 
 def test_a_stream_of_questions_does_not_stop_a_refresh(root: Path) -> None:

@@ -323,8 +323,7 @@ class Folder:
                 self.host.run_indexing(self.project.index.prepare_lookups),
                 self.host.analyse_now(self),
             )
-            await self.host.run_indexing(self.project.prepare_entries)
-            gc.freeze()  # the entries just made live as long too (full passes: 4-15 ms)
+            await self.host.run_indexing(self.project.prepare_entries)  # frozen too
             if self.closed:
                 return
         # watch before indexing, so that nothing written meanwhile is missed (and after

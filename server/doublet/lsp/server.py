@@ -436,17 +436,20 @@ class DoubletServer(LanguageServer):
             return  # indexing analyses every open document when it is done
         text_document = self.workspace.get_text_document(document.uri)
         version, text = text_document.version, text_document.source
-        try:
-            results = await self.run(self._analyse, folder, document.rel, text)
-        except Exception as exc:
-            log.exception("analysing %s failed", document.uri)
-            folder.fail(f"analysing {document.rel} failed: {exc}")
-            return
-        if self.opened.get(document.uri) is not document or document.folder is not folder:
-            return  # closed, or its folder left, meanwhile
-        if self.workspace.get_text_document(document.uri).version != version:
-            return  # stale: a newer analysis is on its way
-        self.publish(document, version, text, matches_of(results))
+        # a refresh under way waits until the answer is sent, not only computed: the
+        # event loop's share (the diagnostics made and written) ran at half speed
+        with folder.project.questions.asked():
+            try:
+                results = await self.run(self._analyse, folder, document.rel, text)
+            except Exception as exc:
+                log.exception("analysing %s failed", document.uri)
+                folder.fail(f"analysing {document.rel} failed: {exc}")
+                return
+            if self.opened.get(document.uri) is not document or document.folder is not folder:
+                return  # closed, or its folder left, meanwhile
+            if self.workspace.get_text_document(document.uri).version != version:
+                return  # stale: a newer analysis is on its way
+            self.publish(document, version, text, matches_of(results))
 
     def _analyse(self, folder: Folder, rel: str, text: str):
         assert folder.project is not None
