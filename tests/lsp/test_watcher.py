@@ -118,3 +118,21 @@ async def test_a_folder_that_cannot_be_watched_is_logged_not_raised(
     assert watcher.process is None
     assert "cannot watch" in caplog.text
     watcher.stop()
+
+
+async def test_the_watcher_imports_nothing_from_the_folder_it_runs_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server often runs in the workspace (Neovim's root_dir): a json.py or a
+    watchdog.py there must not be imported by the watcher (a student's folder is
+    not code to run), nor keep it from watching."""
+    marker = tmp_path / "imported"
+    for module in ("json", "watchdog", "doublet"):
+        (tmp_path / f"{module}.py").write_text(
+            f"open({str(marker)!r}, 'w').close()\nraise SystemExit(1)\n", encoding="utf-8"
+        )
+    monkeypatch.chdir(tmp_path)
+    seen, watcher = await changes_after(tmp_path, lambda: (tmp_path / "new.txt").write_text("x"))
+    watcher.stop()
+    assert not marker.exists()
+    assert "new.txt" in seen

@@ -3,8 +3,9 @@
 Setting up watches walks the whole folder: watchdog lists every folder's files
 to find the folders in it (0.33 s at 100,000 documents, all of it holding the
 interpreter), which in the server's process held up the editor's questions at
-every start. So a child process watches (``python -m doublet.lsp.watcher ROOT``)
-and writes each path that changed, workspace-relative, as a JSON string on a
+every start. So a child process watches (:func:`main`, started with the server's
+own module path, so that it imports what the server imports and nothing from
+the folder it runs in) and writes each path that changed, workspace-relative, as a JSON string on a
 line (and ``{"ready": true}`` once its watches are set); a thread
 of the server reads them and hands them to its event loop. The server waits for
 the disk to be quiet before it refreshes the index, so a burst of events is one
@@ -17,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import signal
 import subprocess
 import sys
@@ -56,12 +56,12 @@ class Watcher:
         from doublet.discovery import SKIPPED_DIRS  # here: the child imports only this module
 
         skipped = json.dumps(sorted(SKIPPED_DIRS))
+        arguments = [json.dumps(sys.path), str(self.root), skipped]
         try:
             process = subprocess.Popen(
-                [sys.executable, *_flags(), "-m", "doublet.lsp.watcher", str(self.root), skipped],
+                [sys.executable, *_flags(), "-c", _BOOT, *arguments],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                env=_child_environment(),
                 creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # Windows: no console
             )
         except OSError as exc:
@@ -114,22 +114,29 @@ class Watcher:
             process.wait()
 
 
+#: The child's program: the server's module path first, then this module's ``main``.
+_BOOT = (
+    "import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
+    "from doublet.lsp.watcher import main; main(sys.argv[2:])"
+)
+
+
 def _flags() -> list[str]:
-    """This interpreter's ``-S``, if it was given: the editor's launcher runs the server
-    without site-packages, from the libraries bundled in the extension (their folders
-    in PYTHONPATH), and the watcher must import the same watchdog."""
-    return ["-S"] if sys.flags.no_site else []
-
-
-def _child_environment() -> dict[str, str]:
-    """This environment, with the folder Doublet is imported from first on the path
-    (a server run from a source tree finds the same package in its child)."""
-    here = str(Path(__file__).resolve().parents[2])
-    path = os.environ.get("PYTHONPATH")
-    return {**os.environ, "PYTHONPATH": here + (os.pathsep + path if path else "")}
+    """``-I``: neither the working folder (often the workspace: a ``json.py`` there
+    would be imported) nor PYTHONPATH counts; the child is given the server's module
+    path instead. And ``-S`` if the server was started with it (the editor's launcher
+    runs it without site-packages, from the libraries bundled in the extension)."""
+    return ["-I", *(["-S"] if sys.flags.no_site else [])]
 
 
 # --- the child process --------------------------------------------------------------
+
+
+def main(argv: list[str]) -> None:
+    """The child: ``argv`` is the folder and the JSON list of folder names left out."""
+    logging.basicConfig(format="doublet: watcher: %(levelname)s %(message)s")
+    logging.getLogger("watchdog").setLevel(logging.ERROR)  # its warnings as it stops
+    sys.exit(watch(Path(argv[0]), frozenset(json.loads(argv[1]))))
 
 
 def watch(root: Path, skipped_dirs: frozenset[str]) -> int:
@@ -173,14 +180,10 @@ def watch(root: Path, skipped_dirs: frozenset[str]) -> int:
         observer.schedule(Collector(), str(root), recursive=True)
         observer.start()
     except OSError as exc:  # out of inotify watches, say
-        print(f"doublet: cannot watch {root} for changes: {exc}", file=sys.stderr)
+        log.error("cannot watch %s for changes: %s", root, exc)
         return 1
     say(READY)
     while sys.stdin.buffer.read(1 << 16):  # the server writes nothing: this waits for its end
         pass
     observer.stop()
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(watch(Path(sys.argv[1]), frozenset(json.loads(sys.argv[2]))))
