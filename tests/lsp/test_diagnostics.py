@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
+import pytest
 from lsp_support import (
     EDITED,
     ESSAY,
@@ -201,3 +204,19 @@ async def test_a_paraphrased_paragraph_is_flagged_as_paraphrased(
     )
     assert hover is not None and "paraphrased" in hover.contents.value
     assert "> What, then, helps?" in hover.contents.value
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="other systems refuse such names")
+async def test_a_file_named_in_bytes_that_are_not_utf8_is_linked_by_them(
+    client: LanguageClient, folder: Path
+):
+    """A name that is not UTF-8 made every analysis of a document matching that file
+    fail (its URI could not be written), and the document's diagnostics stood still."""
+    odd = os.fsdecode(b"copy-\xff.txt")
+    (folder / odd).write_bytes((folder / SOURCE).read_bytes())
+    essay = open_document(client, folder, ESSAY)
+    odd_uri = (folder / odd).as_uri()
+    found = await published(client, essay, where=lambda d: bool(matching(d, odd_uri)))
+    assert odd_uri.endswith("copy-%FF.txt")
+    [diagnostic] = matching(found, odd_uri)
+    assert diagnostic.range == essay_range(folder)

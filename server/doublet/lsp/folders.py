@@ -136,6 +136,16 @@ def file_path(uri: str) -> Path | None:
     return Path(os.path.realpath(full.parent)) / full.name
 
 
+def file_uri(path: Path) -> str:
+    """The URI of a file, also when its name is not UTF-8 (its bytes quoted: pygls's
+    ``from_fs_path`` raised, and every analysis of a document matching that file
+    failed)."""
+    try:
+        return from_fs_path(str(path)) or ""
+    except UnicodeEncodeError:
+        return path.as_uri()
+
+
 def outside_message(uri: str) -> str:
     """What the user is told of a document outside every workspace folder."""
     path = file_path(uri)
@@ -268,7 +278,7 @@ class Folder:
         return rel if self.project.is_document(rel) else None
 
     def uri_of(self, rel: str) -> str:
-        return from_fs_path(str(self.root / rel)) or ""
+        return file_uri(self.root / rel)
 
     def in_nested(self, rel: str) -> bool:
         """Whether a folder-relative path lies in a workspace folder inside this one."""
