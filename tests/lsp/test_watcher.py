@@ -24,7 +24,8 @@ async def changes_after(root: Path, act, settle: float = 0.5) -> tuple[set[str],
     """What a watcher of ``root`` reports for ``act()`` (done once it is started)."""
     seen: set[str] = set()
     watcher = Watcher(root, asyncio.get_running_loop(), seen.update)
-    await asyncio.to_thread(watcher.start)
+    watcher.start()
+    assert await asyncio.to_thread(watcher.wait_until_ready)
     act()
     await asyncio.sleep(settle)
     return seen, watcher
@@ -48,9 +49,9 @@ async def test_it_reports_changed_paths_relative_to_the_folder(tmp_path: Path) -
     assert not any(rel.startswith((".doublet", ".git")) for rel in seen)
 
 
-async def test_what_changes_right_after_start_is_seen(tmp_path: Path) -> None:
-    """start() is back only once the watches are set: a refresh that follows it and a
-    file written just after cannot both miss the file."""
+async def test_what_changes_right_after_the_watches_are_set_is_seen(tmp_path: Path) -> None:
+    """Once wait_until_ready says so, nothing is missed: a refresh begun after it and
+    a file written just after cannot both miss the file."""
     seen, watcher = await changes_after(
         tmp_path, lambda: (tmp_path / "at-once.txt").write_text("x"), settle=0.5
     )
@@ -76,6 +77,7 @@ async def test_the_watcher_ends_when_the_server_is_killed(tmp_path: Path) -> Non
         "from doublet.lsp.watcher import Watcher\n"
         "w = Watcher(Path(sys.argv[1]), asyncio.new_event_loop(), lambda paths: None)\n"
         "w.start()\n"
+        "w.wait_until_ready()\n"
         "print(w.process.pid, flush=True)\n"
         "time.sleep(60)\n"
     )
@@ -114,8 +116,9 @@ async def test_a_folder_that_cannot_be_watched_is_logged_not_raised(
 ) -> None:
     missing = tmp_path / "gone"
     watcher = Watcher(missing, asyncio.get_running_loop(), lambda paths: None)
-    await asyncio.to_thread(watcher.start)
-    assert watcher.process is None
+    watcher.start()
+    assert not await asyncio.to_thread(watcher.wait_until_ready, 30)
+    assert not watcher.ready
     assert "cannot watch" in caplog.text
     watcher.stop()
 

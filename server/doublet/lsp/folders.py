@@ -324,6 +324,7 @@ class Folder:
         # out of the collector's way, whose full passes over them paused edits 50-100 ms
         gc.freeze()
         self.saver = DebouncedSave(self.project)
+        self.watcher = Watcher(self.project.root, asyncio.get_running_loop(), self.files_changed)
         if len(self.project.index):  # the last session's index: its answers first
             self.from_saved = True
             self.host.relocate(self)
@@ -336,16 +337,24 @@ class Folder:
             await self.host.run_indexing(self.project.prepare_entries)  # frozen too
             if self.closed:
                 return
-        # watch before indexing, so that nothing written meanwhile is missed (and after
-        # the first answers, on the indexer thread: watching 100,000 files takes a tenth
-        # of a second to set up, which held up the editor's messages on the loop)
-        watcher = Watcher(self.project.root, asyncio.get_running_loop(), self.files_changed)
-        await self.host.run_indexing(watcher.start)
-        self.watcher = watcher
-        if self.closed:  # removed meanwhile
-            watcher.stop()
+            # watched before the refresh, so that nothing written meanwhile is missed:
+            # the indexer thread waits for the watches (its process walks the folder:
+            # begun earlier, beside the entries, it slowed the first edits)
+            self.watcher.start()
+            await self.host.run_indexing(self.watcher.wait_until_ready)
+            if self.closed:  # removed meanwhile (closing stopped the watcher)
+                return
+            await self.index()
             return
+        # nothing to answer from until the index is built: built first (the watcher's
+        # start, 0.2-0.5 s of another process, held up the first warnings of a new
+        # folder), then watched, then what changed before the watches were set found
         await self.index()
+        if self.closed:
+            return
+        self.watcher.start()
+        if await self.host.run_indexing(self.watcher.wait_until_ready) and not self.closed:
+            await self._refresh_from_disk()
 
     def current_config(self) -> Config:
         """doublet.toml with the client's settings on top; what is bad is reported and left out.
@@ -515,6 +524,11 @@ class Folder:
     async def _after_quiet(self) -> None:
         await asyncio.sleep(DISK_QUIET)
         self._disk_task = None
+        await self._refresh_from_disk()
+
+    async def _refresh_from_disk(self) -> None:
+        """The index in step with the disk again (files or doublet.toml changed), and
+        what it changes analysed again."""
         if self.project is None or self.closed or self.state == "indexing":
             return  # indexing looks at the changes kept when it is done
         self._disk_changes.clear()

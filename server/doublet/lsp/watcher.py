@@ -3,14 +3,17 @@
 Setting up watches walks the whole folder: watchdog lists every folder's files
 to find the folders in it (0.33 s at 100,000 documents, all of it holding the
 interpreter), which in the server's process held up the editor's questions at
-every start. So a child process watches (:func:`main`, started with the server's
-own module path, so that it imports what the server imports and nothing from
-the folder it runs in) and writes each path that changed, workspace-relative, as a JSON string on a
-line (and ``{"ready": true}`` once its watches are set); a thread
-of the server reads them and hands them to its event loop. The server waits for
-the disk to be quiet before it refreshes the index, so a burst of events is one
-refresh. The child ends when its input closes: when the server stops watching,
-or leaves however it leaves.
+every start. So a child process watches (:func:`main`, started with the
+server's own module path, so that it imports what the server imports and
+nothing from the folder it runs in) and writes each path that changed,
+workspace-relative, as a JSON string on a line, and ``{"ready": true}`` once
+its watches are set; a thread of the server reads them and hands them to its
+event loop. Its start takes a fraction of a second: a folder is refreshed once
+its watches are set (lsp/folders), so that nothing changed before is missed.
+The server waits for the disk to be
+quiet before it refreshes the index, so a burst of events is one refresh. The
+child ends when its input closes: when the server stops watching, or leaves
+however it leaves.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ log = logging.getLogger("doublet.watcher")
 
 #: The child's line once its watches are set (anything changed after it is seen).
 READY = {"ready": True}
+#: How long a folder waits for its watches to be set before it refreshes anyway.
+READY_WITHIN = 60.0
 
 
 class Watcher:
@@ -48,10 +53,14 @@ class Watcher:
         self.loop = loop
         self.changed = changed
         self.process: subprocess.Popen[bytes] | None = None
+        #: Whether the watcher's process has set its watches.
+        self.ready = False
+        self._settled = threading.Event()  # ready, or watching failed
         self._reader: threading.Thread | None = None
 
     def start(self) -> None:
-        """Start watching; back once the watches are set, or said why not (editing
+        """Start watching. Back at once: the watcher's process sets its watches
+        meanwhile (:meth:`wait_until_ready`); if it cannot, it is said why (editing
         still works without them)."""
         from doublet.discovery import SKIPPED_DIRS  # here: the child imports only this module
 
@@ -66,32 +75,36 @@ class Watcher:
             )
         except OSError as exc:
             log.error("cannot watch %s for changes: %s", self.root, exc)
+            self._settled.set()
             return
-        assert process.stdout is not None
-        while True:
-            line = process.stdout.readline()
-            if not line:  # it said why on its standard error, and ended
-                log.error("cannot watch %s for changes (its watcher ended)", self.root)
-                self._end(process)
-                return
-            if json.loads(line) == READY:
-                break
-            self._report(line)  # changed while the watches were being set
         self.process = process
         self._reader = threading.Thread(
             target=self._read, args=(process,), name="doublet-watcher", daemon=True
         )
         self._reader.start()
 
+    def wait_until_ready(self, timeout: float = READY_WITHIN) -> bool:
+        """Whether the watches are set (anything changed from then on is reported),
+        waiting for them up to ``timeout`` seconds; False if watching failed."""
+        self._settled.wait(timeout)
+        return self.ready
+
     def _read(self, process: subprocess.Popen[bytes]) -> None:
         assert process.stdout is not None
         for line in process.stdout:
-            self._report(line)
-
-    def _report(self, line: bytes) -> None:
-        rel = json.loads(line)
-        with contextlib.suppress(RuntimeError):  # the loop has closed: the server is leaving
-            self.loop.call_soon_threadsafe(self.changed, {rel})
+            try:
+                value = json.loads(line)
+            except ValueError:  # not the watcher's (a library printing): passed over
+                continue
+            if value == READY:
+                self.ready = True
+                self._settled.set()
+            elif isinstance(value, str):
+                with contextlib.suppress(RuntimeError):  # the loop has closed: leaving
+                    self.loop.call_soon_threadsafe(self.changed, {value})
+        if not self.ready:  # it said why on its standard error, and ended
+            log.error("cannot watch %s for changes (its watcher ended)", self.root)
+        self._settled.set()
 
     def stop(self) -> None:
         if self.process is not None:
