@@ -32,7 +32,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from doublet import parallel
-from doublet.config import DEFAULTS, Config, ConfigError
+from doublet.config import DEFAULTS, FILE_NAME, Config, ConfigError
 from doublet.config import load as load_config
 from doublet.index_store import IndexFileError
 from doublet.lsp.settings import Settings
@@ -136,6 +136,16 @@ def file_path(uri: str) -> Path | None:
     return Path(os.path.realpath(full.parent)) / full.name
 
 
+def config_stamp(root: Path) -> tuple[int, int] | None:
+    """The size and time of ``root``'s doublet.toml (None if there is none): whether it
+    changed while nothing watched it."""
+    try:
+        info = (root / FILE_NAME).stat()
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns
+
+
 def file_uri(path: Path) -> str:
     """The URI of a file, also when its name is not UTF-8 (its bytes quoted: pygls's
     ``from_fs_path`` raised, and every analysis of a document matching that file
@@ -236,6 +246,7 @@ class Folder:
         self._disk_changes: set[str] = set()
         self._disk_task: asyncio.Task | None = None
         self._config_changed = False
+        self._config_read: tuple[int, int] | None = None  # doublet.toml as last read
         #: The editor removed the folder (work under way finishes, nothing follows it).
         self.closed = False
         #: Folder-relative paths of the workspace folders inside this one: their files are
@@ -354,6 +365,8 @@ class Folder:
             return
         self.watcher.start()
         if await self.host.run_indexing(self.watcher.wait_until_ready) and not self.closed:
+            if config_stamp(self.root) != self._config_read:  # also doublet.toml
+                self._config_changed = True
             await self._refresh_from_disk()
 
     def current_config(self) -> Config:
@@ -362,6 +375,7 @@ class Folder:
         A broken doublet.toml leaves the defaults (the watcher notices the fix); a bad
         setting leaves that one setting out, not the file.
         """
+        self._config_read = config_stamp(self.root)
         try:
             base = load_config(self.root)
         except ConfigError as exc:
