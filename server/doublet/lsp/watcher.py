@@ -56,6 +56,7 @@ class Watcher:
         #: Whether the watcher's process has set its watches.
         self.ready = False
         self._settled = threading.Event()  # ready, or watching failed
+        self._stopped = False
         self._reader: threading.Thread | None = None
 
     def start(self) -> None:
@@ -102,11 +103,12 @@ class Watcher:
             elif isinstance(value, str):
                 with contextlib.suppress(RuntimeError):  # the loop has closed: leaving
                     self.loop.call_soon_threadsafe(self.changed, {value})
-        if not self.ready:  # it said why on its standard error, and ended
+        if not (self.ready or self._stopped):  # it said why on its standard error, and ended
             log.error("cannot watch %s for changes (its watcher ended)", self.root)
         self._settled.set()
 
     def stop(self) -> None:
+        self._stopped = True  # its end, even before it was ready, is no error
         if self.process is not None:
             self._end(self.process)
             self.process = None
