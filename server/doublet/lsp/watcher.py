@@ -6,12 +6,13 @@ interpreter), which in the server's process held up the editor's questions at
 every start. So a child process watches (:func:`main`, started with the
 server's own module path, so that it imports what the server imports and
 nothing from the folder it runs in) and writes each path that changed,
-workspace-relative, as a JSON string on a line, and ``{"ready": true}`` once
-its watches are set; a thread of the server reads them and hands them to its
-event loop. Its start takes a fraction of a second: a folder is refreshed once
-its watches are set (lsp/folders), so that nothing changed before is missed.
-The server waits for the disk to be
-quiet before it refreshes the index, so a burst of events is one refresh. The
+workspace-relative, as a JSON string on a line (or a list of them), and
+``{"ready": true}`` once its watches are set; a thread of the server reads them
+and hands them to its event loop. Its start takes a fraction of a second: a
+folder is refreshed once its watches are set (lsp/folders), so that nothing
+changed before is missed. Folders it could not watch (out of inotify watches)
+it finds and polls (lsp/unwatched). The server waits for the disk to be quiet
+before it refreshes the index, so a burst of events is one refresh. The
 child ends when its input closes: when the server stops watching, or leaves
 however it leaves.
 """
@@ -100,9 +101,10 @@ class Watcher:
             if value == READY:
                 self.ready = True
                 self._settled.set()
-            elif isinstance(value, str):
+            elif isinstance(value, (str, list)):  # a path, or a list of them
+                paths = {value} if isinstance(value, str) else set(map(str, value))
                 with contextlib.suppress(RuntimeError):  # the loop has closed: leaving
-                    self.loop.call_soon_threadsafe(self.changed, {value})
+                    self.loop.call_soon_threadsafe(self.changed, paths)
         if not (self.ready or self._stopped):  # it said why on its standard error, and ended
             log.error("cannot watch %s for changes (its watcher ended)", self.root)
         self._settled.set()
@@ -160,6 +162,8 @@ def watch(root: Path, skipped_dirs: frozenset[str]) -> int:
     from watchdog.events import FileSystemEvent, FileSystemEventHandler
     from watchdog.observers import Observer
 
+    from doublet.lsp import unwatched
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's ^C is the server's to take
     out = sys.stdout
     writing = threading.Lock()
@@ -169,10 +173,14 @@ def watch(root: Path, skipped_dirs: frozenset[str]) -> int:
             out.write(json.dumps(value) + "\n")
             out.flush()
 
+    created = threading.Event()  # a folder was made: was it watched? (lsp/unwatched)
+
     class Collector(FileSystemEventHandler):
         def on_any_event(self, event: FileSystemEvent) -> None:
             if event.event_type in ("opened", "closed_no_write"):
                 return
+            if event.is_directory and event.event_type in ("created", "moved"):
+                created.set()
             if event.is_directory and event.event_type == "modified":
                 return  # a folder's own time changed: the files in it report themselves
             for raw in (event.src_path, getattr(event, "dest_path", "")):
@@ -198,6 +206,9 @@ def watch(root: Path, skipped_dirs: frozenset[str]) -> int:
         log.error("cannot watch %s for changes: %s", root, exc)
         return 1
     say(READY)
+    threading.Thread(
+        target=unwatched.guard, args=(root, skipped_dirs, say, created), daemon=True
+    ).start()
     while sys.stdin.buffer.read(1 << 16):  # the server writes nothing: this waits for its end
         pass
     observer.stop()

@@ -1,0 +1,227 @@
+"""Folders the watcher could not watch, looked at every few seconds instead.
+
+On Linux each watched folder takes an inotify watch, and a user has a limited
+number of them (``fs.inotify.max_user_watches``: 8,192 on older systems,
+shared with the editor's own watcher and every other program of the user's).
+When they run out, watchdog 7 passes over the folders it cannot watch without
+a word, and what changed in them would never reach the index. So the watcher's
+process, once its watches are set and again after new folders appear, compares
+the folders under its root with the watches it holds (the kernel lists them in
+``/proc/self/fdinfo``), says how many it could not watch and how to raise the
+limit, and looks at those folders every ``POLL_EVERY`` seconds, reporting a
+path in each that changed. Elsewhere (no ``/proc``) nothing is checked: the
+other systems' watchers have no such limit per folder.
+
+Only the watcher's process imports this module: the standard library only.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+log = logging.getLogger("doublet.watcher")
+
+#: Seconds between two looks at the folders that are not watched.
+POLL_EVERY = 5.0
+#: Seconds without a new folder before the watches are compared again (a checkout
+#: creating a thousand folders is one comparison).
+CREATED_QUIET = 1.0
+_LIMIT_FILE = Path("/proc/sys/fs/inotify/max_user_watches")
+
+#: A folder as the kernel names it: (device major, device minor, inode).
+FolderId = tuple[int, int, int]
+#: What a folder held at the last look: name -> (is a folder, time in ns, size);
+#: a folder's time and size are left at 0.
+Listing = dict[str, tuple[bool, int, int]]
+
+
+def held_watches(pid: str = "self") -> set[FolderId] | None:
+    """The folders this process holds inotify watches on; None where the kernel
+    does not list them."""
+    fds = Path(f"/proc/{pid}/fd")
+    try:
+        names = os.listdir(fds)
+    except OSError:
+        return None
+    held: set[FolderId] = set()
+    for name in names:
+        try:
+            if os.readlink(fds / name) != "anon_inode:inotify":
+                continue
+            info = (fds.parent / "fdinfo" / name).read_text()
+        except OSError:  # closed meanwhile
+            continue
+        for line in info.splitlines():
+            if line.startswith("inotify wd:"):
+                fields = dict(part.split(":", 1) for part in line.split()[1:] if ":" in part)
+                device = int(fields["sdev"], 16)  # the kernel's own encoding of it
+                held.add((device >> 20, device & 0xFFFFF, int(fields["ino"], 16)))
+    return held
+
+
+def folders_under(root: Path, skipped_dirs: frozenset[str]) -> dict[FolderId, Path]:
+    """Every folder under ``root`` and itself, as the watcher's walk finds them
+    (symbolic links not followed), but for those it leaves out at the top
+    (``skipped_dirs`` and hidden ones): what changes in them is not reported."""
+    found: dict[FolderId, Path] = {}
+    try:
+        top = os.stat(root)
+    except OSError:
+        return found
+    found[_folder_id(top)] = root
+    waiting = [(root, True)]
+    while waiting:
+        folder, at_top = waiting.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if not entry.is_dir(follow_symlinks=False):
+                    continue
+                if at_top and (entry.name in skipped_dirs or entry.name.startswith(".")):
+                    continue
+                found[_folder_id(entry.stat(follow_symlinks=False))] = Path(entry.path)
+            except OSError:
+                continue
+            waiting.append((Path(entry.path), False))
+    return found
+
+
+def _folder_id(stat: os.stat_result) -> FolderId:
+    return (os.major(stat.st_dev), os.minor(stat.st_dev), stat.st_ino)
+
+
+def unwatched(root: Path, skipped_dirs: frozenset[str]) -> list[Path] | None:
+    """The folders under ``root`` that this process holds no watch on (sorted);
+    None where the kernel does not say."""
+    held = held_watches()
+    if held is None:
+        return None
+    found = folders_under(root, skipped_dirs)
+    return sorted(path for key, path in found.items() if key not in held)
+
+
+def watch_limit() -> int | None:
+    """The system's limit on inotify watches per user, if it says."""
+    try:
+        return int(_LIMIT_FILE.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+class Poller:
+    """Folders looked at by listing them: what appeared, changed or went since the
+    last look. A folder that appears in a polled one is polled too (no watch could
+    have been set on it: nothing told the watcher it was made)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.listings: dict[Path, Listing] = {}
+
+    def add(self, folders: Iterable[Path]) -> list[Path]:
+        """Poll ``folders`` from now on; those not polled before."""
+        new = [folder for folder in folders if folder not in self.listings]
+        for folder in new:
+            self.listings[folder] = _listing(folder) or {}
+        return new
+
+    def look(self) -> list[str]:
+        """Paths relative to the root that changed since the last look, one per
+        file or folder that appeared, changed or went."""
+        changed: list[str] = []
+        for folder in list(self.listings):
+            if folder not in self.listings:  # went with a folder above it
+                continue
+            before = self.listings[folder]
+            now = _listing(folder)
+            if now is None:  # gone, or no longer readable
+                self._forget(folder)
+                changed.append(self.relative(folder))
+                continue
+            self.listings[folder] = now
+            for name in sorted(before.keys() | now.keys()):
+                if before.get(name) == now.get(name):
+                    continue
+                changed.append(self.relative(folder / name))
+                if name in now and now[name][0] and name not in before:
+                    self._add_tree(folder / name)
+        return changed
+
+    def _add_tree(self, folder: Path) -> None:
+        """A new folder and the folders in it (made before the look saw it)."""
+        for found in folders_under(folder, frozenset()).values():
+            self.add([found])
+
+    def _forget(self, folder: Path) -> None:
+        for polled in list(self.listings):
+            if polled == folder or folder in polled.parents:
+                del self.listings[polled]
+
+    def relative(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+
+def _listing(folder: Path) -> Listing | None:
+    """What ``folder`` holds now; None if it cannot be listed."""
+    listing: Listing = {}
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return None
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):  # whether it is there: what is in
+                listing[entry.name] = (True, 0, 0)  # it, its own listing says
+                continue
+            stat = entry.stat(follow_symlinks=False)
+        except OSError:  # gone meanwhile: absent, as the next look will agree
+            continue
+        listing[entry.name] = (False, stat.st_mtime_ns, stat.st_size)
+    return listing
+
+
+def guard(
+    root: Path,
+    skipped_dirs: frozenset[str],
+    say: Callable[[list[str]], None],
+    created: threading.Event,
+    every: float = POLL_EVERY,
+) -> None:
+    """The watcher's process's thread that finds the folders it could not watch and
+    polls them: run once its watches are set; ``created`` is set when a folder is
+    made (its watch may have failed). Reports through ``say``, a list of paths at a
+    time (ten thousand folders found unwatched are one message, not ten thousand)."""
+    poller = Poller(root)
+    while True:
+        missing = unwatched(root, skipped_dirs)
+        if missing is None:
+            return
+        new = poller.add(missing)
+        if new:
+            limit = watch_limit()
+            log.warning(
+                "%d folders under %s cannot be watched: the system's limit on inotify "
+                "watches is reached%s, or they cannot be read. They are looked at every "
+                "%g s instead; to watch them, raise the limit, for example: "
+                "sudo sysctl fs.inotify.max_user_watches=%d",
+                len(poller.listings),
+                root,
+                f" (fs.inotify.max_user_watches = {limit})" if limit else "",
+                every,
+                max(2 * (limit or 0), 524288),
+            )
+            say([poller.relative(folder) for folder in new])  # changed before polled?
+        while True:
+            if created.wait(every if poller.listings else None):
+                while created.wait(CREATED_QUIET):  # a burst of new folders: once
+                    created.clear()
+                break
+            changed = poller.look()
+            if changed:
+                say(changed)
