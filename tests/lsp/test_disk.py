@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -115,6 +116,34 @@ async def test_a_file_moved_on_disk_is_followed(client: LanguageClient, folder: 
     ]
     assert moved in diagnostic.message
     assert (await status(client))["documents"] == EXAMPLE_DOCUMENTS
+
+
+async def test_a_folder_deleted_and_made_again_is_watched_again(
+    client: LanguageClient, folder: Path, tmp_path: Path
+):
+    """Submissions unzipped anew, a fresh clone: the folder is a new one to the system
+    (its watches went with the old one), and what is written in it is still seen."""
+    source = await source_opened(client, folder)
+    kept = tmp_path / "kept"
+    shutil.copytree(folder, kept)
+    shutil.rmtree(folder)
+    await wait_until(lambda: _published_for_all_gone(client, folder))
+    shutil.copytree(kept, folder)
+    await ready(client)
+    since = mark(client)
+    await asyncio.sleep(1.0)  # watched again by now: a later write is the watches' news
+    rel = "essays/after-the-unzip.txt"
+    text = copy_of_paragraph(folder, 5)
+    (folder / rel).write_text(text, encoding="utf-8")
+    new = uri(folder, rel)
+    await published(client, source, since=since, where=lambda d: bool(matching(d, new)))
+    assert (await status(client))["documents"] == EXAMPLE_DOCUMENTS + 1
+
+
+def _published_for_all_gone(client: LanguageClient, folder: Path) -> bool:
+    """Whether the open source's latest diagnostics name no document (all deleted)."""
+    latest = [p for p in client.published if p.uri == uri(folder, SOURCE)]
+    return bool(latest) and not latest[-1].diagnostics
 
 
 async def test_many_files_changed_at_once_are_coalesced(client: LanguageClient, folder: Path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -114,13 +115,49 @@ def _running(pid: int) -> bool:
 async def test_a_folder_that_cannot_be_watched_is_logged_not_raised(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    missing = tmp_path / "gone"
-    watcher = Watcher(missing, asyncio.get_running_loop(), lambda paths: None)
+    (tmp_path / "a-file").write_text("not a folder", encoding="utf-8")
+    impossible = tmp_path / "a-file" / "folder"  # can never be made
+    watcher = Watcher(impossible, asyncio.get_running_loop(), lambda paths: None)
     watcher.start()
     assert not await asyncio.to_thread(watcher.wait_until_ready, 30)
     assert not watcher.ready
     assert "cannot watch" in caplog.text
     watcher.stop()
+
+
+async def test_a_folder_deleted_or_not_yet_made_is_watched_once_it_is_there(
+    tmp_path: Path,
+) -> None:
+    """A folder that is not there is no error for the watcher: once it is made (a
+    fresh clone, submissions unzipped anew) it is watched, and the server told to
+    look at all of it ("."); the same after it is deleted and made again."""
+    root = tmp_path / "later"
+    seen: set[str] = set()
+    watcher = Watcher(root, asyncio.get_running_loop(), seen.update)
+    watcher.start()
+    assert await asyncio.to_thread(watcher.wait_until_ready, 30)
+    try:
+        root.mkdir()
+        await _until(lambda: "." in seen)
+        (root / "essay.txt").write_text("words", encoding="utf-8")
+        await _until(lambda: "essay.txt" in seen)
+        shutil.rmtree(root)
+        await _until(lambda: not root.exists())
+        seen.clear()
+        root.mkdir()
+        (root / "sub").mkdir()
+        await _until(lambda: "." in seen)
+        (root / "sub" / "again.txt").write_text("words", encoding="utf-8")
+        await _until(lambda: "sub/again.txt" in seen)
+    finally:
+        watcher.stop()
+
+
+async def _until(condition, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "not within the time allowed"
+        await asyncio.sleep(0.05)
 
 
 async def test_the_watcher_imports_nothing_from_the_folder_it_runs_in(

@@ -22,10 +22,12 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,6 +41,8 @@ log = logging.getLogger("doublet.watcher")
 READY = {"ready": True}
 #: How long a folder waits for its watches to be set before it refreshes anyway.
 READY_WITHIN = 60.0
+#: Seconds between two looks for a watched folder that was deleted, until it is back.
+RETURN_POLL = 0.5
 
 
 class Watcher:
@@ -174,6 +178,7 @@ def watch(root: Path, skipped_dirs: frozenset[str]) -> int:
             out.flush()
 
     created = threading.Event()  # a folder was made: was it watched? (lsp/unwatched)
+    gone = threading.Event()  # the folder itself was deleted or moved away
 
     class Collector(FileSystemEventHandler):
         def on_any_event(self, event: FileSystemEvent) -> None:
@@ -181,6 +186,10 @@ def watch(root: Path, skipped_dirs: frozenset[str]) -> int:
                 return
             if event.is_directory and event.event_type in ("created", "moved"):
                 created.set()
+            if event.event_type in ("deleted", "moved") and os.fsdecode(event.src_path) == str(
+                root
+            ):
+                gone.set()  # its watches went with it
             if event.is_directory and event.event_type == "modified":
                 return  # a folder's own time changed: the files in it report themselves
             for raw in (event.src_path, getattr(event, "dest_path", "")):
@@ -200,8 +209,10 @@ def watch(root: Path, skipped_dirs: frozenset[str]) -> int:
     observer = Observer()
     observer.daemon = True
     try:
-        observer.schedule(Collector(), str(root), recursive=True)
         observer.start()
+        observer.schedule(Collector(), str(root), recursive=True)  # its watches set
+    except FileNotFoundError:  # deleted before it was watched: watched once it is back
+        gone.set()
     except OSError as exc:  # out of inotify watches, say
         log.error("cannot watch %s for changes: %s", root, exc)
         return 1
@@ -209,6 +220,23 @@ def watch(root: Path, skipped_dirs: frozenset[str]) -> int:
     threading.Thread(
         target=unwatched.guard, args=(root, skipped_dirs, say, created), daemon=True
     ).start()
+
+    def watch_again() -> None:
+        """A folder deleted and made again (a fresh clone, submissions unzipped anew)
+        is a new folder to the system: watched again once it is back."""
+        while True:
+            gone.wait()
+            while not root.is_dir():
+                time.sleep(RETURN_POLL)
+            gone.clear()
+            with contextlib.suppress(OSError):  # gone again meanwhile: the next turn
+                observer.unschedule_all()
+                observer.schedule(Collector(), str(root), recursive=True)
+            created.set()  # its watches compared again (lsp/unwatched)
+            with contextlib.suppress(OSError, ValueError):  # the server has gone
+                say(".")  # whatever is in it now is news to the index
+
+    threading.Thread(target=watch_again, daemon=True).start()
     while sys.stdin.buffer.read(1 << 16):  # the server writes nothing: this waits for its end
         pass
     observer.stop()
