@@ -89,8 +89,8 @@ def test_the_folders_not_watched_are_those_the_process_holds_no_watch_on(
 
 def test_a_poller_reports_what_appeared_changed_or_went(tree: Path) -> None:
     poller = Poller(tree)
-    assert poller.add([tree / "a/b", tree / "d"]) == [tree / "a/b", tree / "d"]
-    assert poller.add([tree / "d"]) == []
+    assert poller.track([tree / "d", tree / "a/b"]) == [tree / "a/b", tree / "d"]
+    assert poller.track([tree / "a/b", tree / "d"]) == []
     assert poller.look() == []
     (tree / "a/b/essay.txt").write_text("more words", encoding="utf-8")
     (tree / "d/new.txt").write_text("new", encoding="utf-8")
@@ -101,12 +101,23 @@ def test_a_poller_reports_what_appeared_changed_or_went(tree: Path) -> None:
     # a folder made in a polled one is polled too (nothing could have watched it)
     (tree / "d/sub/deeper/late.txt").write_text("late", encoding="utf-8")
     assert poller.look() == ["d/sub/deeper/late.txt"]
+    # a file that becomes a folder: what is then made in it is seen too
+    (tree / "d/was-a-file").write_text("x", encoding="utf-8")
+    assert poller.look() == ["d/was-a-file"]
+    (tree / "d/was-a-file").unlink()
+    (tree / "d/was-a-file").mkdir()
+    assert poller.look() == ["d/was-a-file"]
+    (tree / "d/was-a-file/inside.txt").write_text("x", encoding="utf-8")
+    assert poller.look() == ["d/was-a-file/inside.txt"]
     # a polled folder that goes is reported once, with the folders in it
     for path in sorted((tree / "d").rglob("*"), reverse=True):
         path.unlink() if path.is_file() else path.rmdir()
     (tree / "d").rmdir()
     assert poller.look() == ["d"]
     assert set(poller.listings) == {tree / "a/b"}
+    # a folder watched since (watches freed) is no longer polled
+    assert poller.track([]) == []
+    assert poller.listings == {}
 
 
 def test_the_guard_says_which_folders_it_could_not_watch_and_then_what_changes_there(
@@ -132,10 +143,12 @@ def test_the_guard_says_which_folders_it_could_not_watch_and_then_what_changes_t
     (tree / "d/late.txt").write_text("late", encoding="utf-8")
     _wait_for(lambda: len(said) > 1)
     assert said[1] == ["d/late.txt"]
-    # a folder made in a watched one whose watch failed: found once folders settle
+    # a folder made in a watched one whose watch failed: found once folders settle,
+    # and no second warning for one folder more (a build folder made again and again)
     (tree / "a/c/new").mkdir()
     created.set()
     _wait_for(lambda: ["a/c/new"] in said, timeout=5)
+    assert caplog.text.count("cannot be watched") == 1
 
 
 def _wait_for(condition, timeout: float = 3.0) -> None:

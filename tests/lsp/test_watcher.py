@@ -6,6 +6,7 @@ Real files and real watchdog events; the server's use of it is in test_disk.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import signal
@@ -142,15 +143,74 @@ async def test_a_folder_deleted_or_not_yet_made_is_watched_once_it_is_there(
         (root / "essay.txt").write_text("words", encoding="utf-8")
         await _until(lambda: "essay.txt" in seen)
         shutil.rmtree(root)
-        await _until(lambda: not root.exists())
+        await asyncio.sleep(1.0)  # its deletion reported (".", too), and seen to
         seen.clear()
-        root.mkdir()
+        root.mkdir()  # very likely with the deleted folder's inode number
         (root / "sub").mkdir()
         await _until(lambda: "." in seen)
         (root / "sub" / "again.txt").write_text("words", encoding="utf-8")
         await _until(lambda: "sub/again.txt" in seen)
     finally:
         watcher.stop()
+
+
+async def test_a_folder_moved_away_is_no_longer_reported_and_its_successor_is(
+    tmp_path: Path,
+) -> None:
+    """watchdog says nothing when the watched folder itself is moved: what is written
+    in it afterwards is not the workspace's (it would be reported as if it were),
+    and a folder made at its path is watched."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    seen: set[str] = set()
+    watcher = Watcher(root, asyncio.get_running_loop(), seen.update)
+    watcher.start()
+    assert await asyncio.to_thread(watcher.wait_until_ready, 30)
+    try:
+        root.rename(tmp_path / "away")
+        await asyncio.sleep(1.5)  # the folder at the path is looked at every 0.5 s
+        (tmp_path / "away" / "elsewhere.txt").write_text("words", encoding="utf-8")
+        root.mkdir()
+        await _until(lambda: "." in seen)
+        (root / "here.txt").write_text("words", encoding="utf-8")
+        await _until(lambda: "here.txt" in seen)
+        assert "elsewhere.txt" not in seen
+    finally:
+        watcher.stop()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify's own listing")
+async def test_opening_files_and_listing_folders_is_not_asked_of_the_kernel(
+    tmp_path: Path,
+) -> None:
+    """Every listing of a folder (the server's refresh walks them all) would be an
+    event of its own: 5,000 folders overflowed the kernel's queue, and watchdog's
+    walk to catch up made as many again, for good. Only changes are asked for."""
+    for n in range(3):
+        (tmp_path / f"folder-{n}").mkdir()
+    watcher = Watcher(tmp_path, asyncio.get_running_loop(), lambda paths: None)
+    watcher.start()
+    assert await asyncio.to_thread(watcher.wait_until_ready, 30)
+    try:
+        masks = _inotify_masks(watcher.process.pid)
+        assert len(masks) == 4  # the folder and the three in it
+        in_open, in_close_nowrite, in_modify = 0x20, 0x10, 0x2
+        assert all(mask & in_modify for mask in masks)
+        assert not any(mask & (in_open | in_close_nowrite) for mask in masks)
+    finally:
+        watcher.stop()
+
+
+def _inotify_masks(pid: int) -> list[int]:
+    """The event masks of every inotify watch process ``pid`` holds."""
+    masks = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == "anon_inode:inotify":
+                for line in Path(f"/proc/{pid}/fdinfo/{fd}").read_text().splitlines():
+                    if line.startswith("inotify wd:"):
+                        masks.append(int(line.split("mask:")[1].split()[0], 16))
+    return masks
 
 
 async def _until(condition, timeout: float = 10.0) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -30,6 +31,10 @@ POLL_EVERY = 5.0
 #: Seconds without a new folder before the watches are compared again (a checkout
 #: creating a thousand folders is one comparison).
 CREATED_QUIET = 1.0
+#: Seconds between two comparisons while folders are polled (watches freed since).
+RECHECK_EVERY = 60.0
+#: Seconds between the two looks that must agree that a folder has no watch.
+SETTLE = 0.5
 _LIMIT_FILE = Path("/proc/sys/fs/inotify/max_user_watches")
 
 #: A folder as the kernel names it: (device major, device minor, inode).
@@ -124,12 +129,22 @@ class Poller:
         self.root = root
         self.listings: dict[Path, Listing] = {}
 
-    def add(self, folders: Iterable[Path]) -> list[Path]:
-        """Poll ``folders`` from now on; those not polled before."""
-        new = [folder for folder in folders if folder not in self.listings]
+    def track(self, folders: Iterable[Path]) -> list[Path]:
+        """Poll ``folders`` from now on, and no others (one watched since, after
+        watches were freed, is left to its watch); those not polled before."""
+        wanted = set(folders)
+        for folder in list(self.listings):
+            if folder not in wanted:
+                del self.listings[folder]
+        new = sorted(folder for folder in wanted if folder not in self.listings)
         for folder in new:
             self.listings[folder] = _listing(folder) or {}
         return new
+
+    def _add(self, folders: Iterable[Path]) -> None:
+        for folder in folders:
+            if folder not in self.listings:
+                self.listings[folder] = _listing(folder) or {}
 
     def look(self) -> list[str]:
         """Paths relative to the root that changed since the last look, one per
@@ -149,14 +164,13 @@ class Poller:
                 if before.get(name) == now.get(name):
                     continue
                 changed.append(self.relative(folder / name))
-                if name in now and now[name][0] and name not in before:
+                if name in now and now[name][0]:  # a new folder (or a file became one)
                     self._add_tree(folder / name)
         return changed
 
     def _add_tree(self, folder: Path) -> None:
         """A new folder and the folders in it (made before the look saw it)."""
-        for found in folders_under(folder, frozenset()).values():
-            self.add([found])
+        self._add(folders_under(folder, frozenset()).values())
 
     def _forget(self, folder: Path) -> None:
         for polled in list(self.listings):
@@ -195,28 +209,36 @@ def guard(
 ) -> None:
     """The watcher's process's thread that finds the folders it could not watch and
     polls them: run once its watches are set; ``created`` is set when a folder is
-    made (its watch may have failed). Reports through ``say``, a list of paths at a
-    time (ten thousand folders found unwatched are one message, not ten thousand)."""
+    made (its watch may have failed), or the folder itself watched anew. Reports
+    through ``say``, a list of paths at a time (ten thousand folders found
+    unwatched are one message, not ten thousand)."""
     poller = Poller(root)
+    warned = 0
     while True:
-        missing = unwatched(root, skipped_dirs)
+        missing = _still_unwatched(root, skipped_dirs)
         if missing is None:
             return
-        new = poller.add(missing)
-        if new:
+        changed = poller.look()  # a folder watched from now on: what changed before
+        if changed:
+            say(changed)
+        new = poller.track(missing)
+        if len(missing) > 2 * warned:  # said once, and again only if they grow
+            warned = len(missing)
             limit = watch_limit()
             log.warning(
                 "%d folders under %s cannot be watched: the system's limit on inotify "
                 "watches is reached%s, or they cannot be read. They are looked at every "
                 "%g s instead; to watch them, raise the limit, for example: "
                 "sudo sysctl fs.inotify.max_user_watches=%d",
-                len(poller.listings),
+                len(missing),
                 root,
                 f" (fs.inotify.max_user_watches = {limit})" if limit else "",
                 every,
                 max(2 * (limit or 0), 524288),
             )
+        if new:
             say([poller.relative(folder) for folder in new])  # changed before polled?
+        looked = time.monotonic()
         while True:
             if created.wait(every if poller.listings else None):
                 while created.wait(CREATED_QUIET):  # a burst of new folders: once
@@ -225,3 +247,19 @@ def guard(
             changed = poller.look()
             if changed:
                 say(changed)
+            if time.monotonic() - looked >= RECHECK_EVERY:
+                break  # watches freed since (another program's), or a false alarm
+
+
+def _still_unwatched(root: Path, skipped_dirs: frozenset[str]) -> list[Path] | None:
+    """The folders without a watch, looked for twice a little apart: watchdog sets
+    the watches of folders just made as their events come, so a folder it is about
+    to watch is not taken for one it could not."""
+    first = unwatched(root, skipped_dirs)
+    if not first:
+        return first
+    time.sleep(SETTLE)
+    second = unwatched(root, skipped_dirs)
+    if second is None:
+        return None
+    return sorted(set(first) & set(second))

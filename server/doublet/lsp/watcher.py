@@ -20,14 +20,17 @@ however it leaves.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import logging
 import os
 import signal
+import stat
 import subprocess
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,8 +44,6 @@ log = logging.getLogger("doublet.watcher")
 READY = {"ready": True}
 #: How long a folder waits for its watches to be set before it refreshes anyway.
 READY_WITHIN = 60.0
-#: Seconds between two looks for a watched folder that was deleted, until it is back.
-RETURN_POLL = 0.5
 
 
 class Watcher:
@@ -157,6 +158,8 @@ def main(argv: list[str]) -> None:
     """The child: ``argv`` is the folder and the JSON list of folder names left out."""
     logging.basicConfig(format="doublet: watcher: %(levelname)s %(message)s")
     logging.getLogger("watchdog").setLevel(logging.ERROR)  # its warnings as it stops
+    # a watch set again on a folder it had (deleted and made again quickly): not news
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module="watchdog")
     sys.exit(watch(Path(argv[0]), frozenset(json.loads(argv[1]))))
 
 
@@ -173,23 +176,18 @@ def watch(root: Path, skipped_dirs: frozenset[str]) -> int:
     writing = threading.Lock()
 
     def say(value: object) -> None:
-        with writing:
+        with contextlib.suppress(OSError, ValueError), writing:  # the server has gone
             out.write(json.dumps(value) + "\n")
             out.flush()
 
     created = threading.Event()  # a folder was made: was it watched? (lsp/unwatched)
-    gone = threading.Event()  # the folder itself was deleted or moved away
 
     class Collector(FileSystemEventHandler):
         def on_any_event(self, event: FileSystemEvent) -> None:
-            if event.event_type in ("opened", "closed_no_write"):
-                return
             if event.is_directory and event.event_type in ("created", "moved"):
                 created.set()
-            if event.event_type in ("deleted", "moved") and os.fsdecode(event.src_path) == str(
-                root
-            ):
-                gone.set()  # its watches went with it
+            if event.event_type == "deleted" and os.fsdecode(event.src_path) == str(root):
+                kept.deleted.set()
             if event.is_directory and event.event_type == "modified":
                 return  # a folder's own time changed: the files in it report themselves
             for raw in (event.src_path, getattr(event, "dest_path", "")):
@@ -203,41 +201,127 @@ def watch(root: Path, skipped_dirs: frozenset[str]) -> int:
                 first = rel.split("/", 1)[0]
                 if first in skipped_dirs or (first.startswith(".") and first != "."):
                     continue  # our own index writes, VCS folders
-                with contextlib.suppress(OSError, ValueError):  # the server has gone
-                    say(rel)
+                say(rel)
 
     observer = Observer()
     observer.daemon = True
-    try:
-        observer.start()
-        observer.schedule(Collector(), str(root), recursive=True)  # its watches set
-    except FileNotFoundError:  # deleted before it was watched: watched once it is back
-        gone.set()
-    except OSError as exc:  # out of inotify watches, say
-        log.error("cannot watch %s for changes: %s", root, exc)
+    observer.start()
+    kept = _KeptWatch(observer, root, Collector())
+    failure = kept.watch()
+    if failure is not None and failure.errno not in (errno.ENOSPC, errno.ENOENT):
+        log.error("cannot watch %s for changes: %s", root, failure)
         return 1
+    # not there (yet, or any more): watched once it is; out of inotify watches even
+    # for the folder itself: all of it is polled (lsp/unwatched)
     say(READY)
     threading.Thread(
         target=unwatched.guard, args=(root, skipped_dirs, say, created), daemon=True
     ).start()
-
-    def watch_again() -> None:
-        """A folder deleted and made again (a fresh clone, submissions unzipped anew)
-        is a new folder to the system: watched again once it is back."""
-        while True:
-            gone.wait()
-            while not root.is_dir():
-                time.sleep(RETURN_POLL)
-            gone.clear()
-            with contextlib.suppress(OSError):  # gone again meanwhile: the next turn
-                observer.unschedule_all()
-                observer.schedule(Collector(), str(root), recursive=True)
-            created.set()  # its watches compared again (lsp/unwatched)
-            with contextlib.suppress(OSError, ValueError):  # the server has gone
-                say(".")  # whatever is in it now is news to the index
-
-    threading.Thread(target=watch_again, daemon=True).start()
+    threading.Thread(target=kept.keep, args=(say, created), daemon=True).start()
     while sys.stdin.buffer.read(1 << 16):  # the server writes nothing: this waits for its end
         pass
     observer.stop()
     return 0
+
+
+#: Seconds between two looks at the watched folder itself (deleted, moved away, made
+#: again); and between two tries to watch it when that failed (out of inotify watches).
+RETURN_POLL = 0.5
+RETRY_EVERY = 5.0
+
+
+class _KeptWatch:
+    """The watch on the folder itself, kept on the folder that has its path.
+
+    A folder deleted, or moved away, takes its watches with it (watchdog says
+    nothing when it is moved), and one made again in its place (a fresh clone,
+    submissions unzipped anew) is a new folder to the system. So the folder at
+    the path is looked at every RETURN_POLL seconds: when it is another than the
+    one watched, it is watched, and ``"."`` is reported (all of it is news)."""
+
+    def __init__(self, observer, root: Path, handler) -> None:  # watchdog's types
+        from watchdog.events import (
+            DirCreatedEvent,
+            DirDeletedEvent,
+            DirMovedEvent,
+            FileClosedEvent,
+            FileCreatedEvent,
+            FileDeletedEvent,
+            FileModifiedEvent,
+            FileMovedEvent,
+        )
+
+        self.observer = observer
+        self.root = root
+        self.handler = handler
+        #: The events asked of the kernel: not a file or folder opened or closed
+        #: unwritten, which a walk of the folder (the server's, watchdog's own after
+        #: an overflow) makes by the thousand: 5,000 folders kept the queue full
+        #: and the watcher's process busy for good.
+        self.events = [
+            FileCreatedEvent,
+            DirCreatedEvent,
+            FileModifiedEvent,
+            FileClosedEvent,
+            FileDeletedEvent,
+            DirDeletedEvent,
+            FileMovedEvent,
+            DirMovedEvent,
+        ]
+        self.watched: tuple[int, int] | None = None  # the folder watched: (device, inode)
+        #: Set when the folder watched is deleted (watchdog says so; not when it is
+        #: moved, but then another folder at the path has another inode).
+        self.deleted = threading.Event()
+
+    def watch(self) -> OSError | None:
+        """Watch the folder now at the path; why not, if it cannot be (not there:
+        FileNotFoundError)."""
+        try:
+            found = _identity(self.root)  # before the watch: a folder made after is new
+            self.observer.unschedule_all()
+            self.observer.schedule(
+                self.handler, str(self.root), recursive=True, event_filter=self.events
+            )
+        except OSError as exc:
+            self.watched = None
+            return exc
+        self.watched = found
+        return None
+
+    def keep(self, say: Callable[[object], None], created: threading.Event) -> None:
+        """Look at the path every RETURN_POLL seconds, for good (a daemon thread)."""
+        seen = self.watched  # a folder there but not watched is tried at once
+        tried = time.monotonic() - RETRY_EVERY
+        while True:
+            time.sleep(RETURN_POLL)
+            now = _identity_or_none(self.root)
+            if self.deleted.is_set():  # its watches went with it; the folder made again
+                self.deleted.clear()  # in its place may have its inode number
+                self.observer.unschedule_all()
+                self.watched = seen = None
+            if now is None:
+                if self.watched is not None:  # gone, or moved away: not ours to report
+                    self.observer.unschedule_all()
+                    self.watched = None
+            elif now != self.watched and (now != seen or time.monotonic() - tried >= RETRY_EVERY):
+                tried = time.monotonic()
+                self.watch()
+                created.set()  # its watches compared again (lsp/unwatched)
+            if now is not None and now != seen:
+                say(".")  # another folder at the path: whatever is in it is news
+            seen = now
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    """Which folder is at ``path`` (NotADirectoryError if it is not a folder)."""
+    found = os.stat(path)
+    if not stat.S_ISDIR(found.st_mode):
+        raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(path))
+    return (found.st_dev, found.st_ino)
+
+
+def _identity_or_none(path: Path) -> tuple[int, int] | None:
+    try:
+        return _identity(path)
+    except OSError:
+        return None
