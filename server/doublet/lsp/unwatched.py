@@ -150,14 +150,15 @@ class Poller:
         """Paths relative to the root that changed since the last look, one per
         file or folder that appeared, changed or went."""
         changed: list[str] = []
+        gone: set[Path] = set()
         for folder in list(self.listings):
-            if folder not in self.listings:  # went with a folder above it
-                continue
             before = self.listings[folder]
             now = _listing(folder)
-            if now is None:  # gone, or no longer readable
-                self._forget(folder)
-                changed.append(self.relative(folder))
+            if now is None:  # gone, or no longer readable: said once for a whole tree
+                del self.listings[folder]
+                if gone.isdisjoint(folder.parents):
+                    changed.append(self.relative(folder))
+                gone.add(folder)
                 continue
             self.listings[folder] = now
             for name in sorted(before.keys() | now.keys()):
@@ -171,11 +172,6 @@ class Poller:
     def _add_tree(self, folder: Path) -> None:
         """A new folder and the folders in it (made before the look saw it)."""
         self._add(folders_under(folder, frozenset()).values())
-
-    def _forget(self, folder: Path) -> None:
-        for polled in list(self.listings):
-            if polled == folder or folder in polled.parents:
-                del self.listings[polled]
 
     def relative(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
