@@ -154,6 +154,33 @@ async def test_a_folder_deleted_or_not_yet_made_is_watched_once_it_is_there(
         watcher.stop()
 
 
+async def test_a_folder_deleted_and_made_again_quickly_is_no_false_alarm(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Between a deletion and the watch set on the folder made again, its folders
+    have no watch, for the folder's sake, not the system's limit: no warning
+    that the limit is reached, and the last folder made is watched."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    seen: set[str] = set()
+    watcher = Watcher(root, asyncio.get_running_loop(), seen.update)
+    watcher.start()
+    assert await asyncio.to_thread(watcher.wait_until_ready, 30)
+    try:
+        for pause in (0.5, 0.7, 0.6, 0.5, 0.7, 0.6, 0.5, 0.7):
+            shutil.rmtree(root)
+            for sub in ("s0/t", "s1/t", "s2/t"):
+                (root / sub).mkdir(parents=True)
+            await asyncio.sleep(pause)
+        await asyncio.sleep(2.5)  # the guard's comparison after the last burst
+        seen.clear()
+        (root / "s2" / "t" / "last.txt").write_text("words", encoding="utf-8")
+        await _until(lambda: "s2/t/last.txt" in seen, timeout=2)  # a watch, not polling
+    finally:
+        watcher.stop()
+    assert "cannot be watched" not in capfd.readouterr().err
+
+
 async def test_a_folder_moved_away_is_no_longer_reported_and_its_successor_is(
     tmp_path: Path,
 ) -> None:

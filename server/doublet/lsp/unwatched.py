@@ -202,18 +202,25 @@ def guard(
     say: Callable[[list[str]], None],
     created: threading.Event,
     every: float = POLL_EVERY,
+    steady: Callable[[], int | None] = lambda: 0,
 ) -> None:
     """The watcher's process's thread that finds the folders it could not watch and
     polls them: run once its watches are set; ``created`` is set when a folder is
-    made (its watch may have failed), or the folder itself watched anew. Reports
-    through ``say``, a list of paths at a time (ten thousand folders found
-    unwatched are one message, not ten thousand)."""
+    made (its watch may have failed), or the folder itself watched anew; ``steady``
+    changes (or is None) while the watch on the folder itself is being set again,
+    when folders without a watch are not the limit's doing. Reports through
+    ``say``, a list of paths at a time (ten thousand folders found unwatched are
+    one message, not ten thousand)."""
     poller = Poller(root)
     warned = 0
     while True:
+        before = steady()
         missing = _still_unwatched(root, skipped_dirs)
         if missing is None:
             return
+        if before is None or steady() != before:  # the folder itself deleted or made
+            time.sleep(CREATED_QUIET)  # again meanwhile: compared once it is watched
+            continue
         changed = poller.look()  # a folder watched from now on: what changed before
         if changed:
             say(changed)
@@ -228,7 +235,7 @@ def guard(
                 "sudo sysctl fs.inotify.max_user_watches=%d",
                 len(missing),
                 root,
-                f" (fs.inotify.max_user_watches = {limit})" if limit else "",
+                f" (fs.inotify.max_user_watches = {limit})" if limit is not None else "",
                 every,
                 max(2 * (limit or 0), 524288),
             )

@@ -215,7 +215,10 @@ def watch(root: Path, skipped_dirs: frozenset[str]) -> int:
     # for the folder itself: all of it is polled (lsp/unwatched)
     say(READY)
     threading.Thread(
-        target=unwatched.guard, args=(root, skipped_dirs, say, created), daemon=True
+        target=unwatched.guard,
+        args=(root, skipped_dirs, say, created),
+        kwargs={"steady": kept.steady},
+        daemon=True,
     ).start()
     threading.Thread(target=kept.keep, args=(say, created), daemon=True).start()
     while sys.stdin.buffer.read(1 << 16):  # the server writes nothing: this waits for its end
@@ -269,6 +272,8 @@ class _KeptWatch:
             DirMovedEvent,
         ]
         self.watched: tuple[int, int] | None = None  # the folder watched: (device, inode)
+        self.tried: tuple[int, int] | None = None  # the folder last tried, watched or not
+        self.tries = 0
         #: Set when the folder watched is deleted (watchdog says so; not when it is
         #: moved, but then another folder at the path has another inode).
         self.deleted = threading.Event()
@@ -276,8 +281,11 @@ class _KeptWatch:
     def watch(self) -> OSError | None:
         """Watch the folder now at the path; why not, if it cannot be (not there:
         FileNotFoundError)."""
+        self.tries += 1
+        self.tried = _identity_or_none(self.root)  # before the watch: one made after is new
         try:
-            found = _identity(self.root)  # before the watch: a folder made after is new
+            if self.tried is None:
+                _identity(self.root)  # why not
             self.observer.unschedule_all()
             self.observer.schedule(
                 self.handler, str(self.root), recursive=True, event_filter=self.events
@@ -285,8 +293,16 @@ class _KeptWatch:
         except OSError as exc:
             self.watched = None
             return exc
-        self.watched = found
+        self.watched = self.tried
         return None
+
+    def steady(self) -> int | None:
+        """A number that changes whenever the watch is set again; None while the folder
+        at the path is not the one last tried (deleted, moved, made again): the
+        folders not watched then are not the limit's doing (lsp/unwatched)."""
+        if self.deleted.is_set() or _identity_or_none(self.root) != self.tried:
+            return None
+        return self.tries
 
     def keep(self, say: Callable[[object], None], created: threading.Event) -> None:
         """Look at the path every RETURN_POLL seconds, for good (a daemon thread)."""
@@ -305,8 +321,8 @@ class _KeptWatch:
                     self.watched = None
             elif now != self.watched and (now != seen or time.monotonic() - tried >= RETRY_EVERY):
                 tried = time.monotonic()
-                self.watch()
-                created.set()  # its watches compared again (lsp/unwatched)
+                if self.watch() is None or now != seen:  # not the same failure again: the
+                    created.set()  # folders' watches compared again (lsp/unwatched)
             if now is not None and now != seen:
                 say(".")  # another folder at the path: whatever is in it is news
             seen = now
