@@ -218,8 +218,8 @@ def guard(
         missing = _still_unwatched(root, skipped_dirs)
         if missing is None:
             return
-        if before is None or steady() != before:  # the folder itself deleted or made
-            time.sleep(CREATED_QUIET)  # again meanwhile: compared once it is watched
+        if missing and (before is None or steady() != before):  # the folder itself
+            time.sleep(CREATED_QUIET)  # deleted or made again: compared once watched
             continue
         changed = poller.look()  # a folder watched from now on: what changed before
         if changed:
