@@ -156,3 +156,43 @@ def _wait_for(condition, timeout: float = 3.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, "not within the time allowed"
         time.sleep(0.02)
+
+
+def test_once_the_limit_is_raised_the_folder_is_watched_anew(
+    tree: Path, inotify, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The warning says to raise the limit: when the system's limit is higher at the
+    next comparison, the watches are set again (here, by the real inotify instance)
+    and the folders no longer polled. The limit is read from a stand-in: lowering
+    the machine's own would touch every program on it."""
+    for folder in ("", "a", "a/c"):
+        inotify.watch(tree / folder)
+    limit = [8192]
+    monkeypatch.setattr(unwatched, "watch_limit", lambda: limit[0])
+    watched_again = threading.Event()
+
+    def rewatch() -> None:
+        for folder in ("a/b", "d"):
+            inotify.watch(tree / folder)
+        watched_again.set()
+
+    said: list[list[str]] = []
+    created = threading.Event()
+    threading.Thread(
+        target=unwatched.guard,
+        args=(tree, frozenset({"node_modules"}), said.append, created, 0.1),
+        kwargs={"rewatch": rewatch},
+        daemon=True,
+    ).start()
+    _wait_for(lambda: said)
+    assert said == [["a/b", "d"]]
+    created.set()  # compared again: the limit is the same, nothing set again
+    time.sleep(2.0)
+    assert not watched_again.is_set()
+    limit[0] = 524288
+    created.set()
+    _wait_for(watched_again.is_set, timeout=5)
+    time.sleep(1.0)  # compared again: nothing is missing, nothing polled
+    (tree / "d/after.txt").write_text("words", encoding="utf-8")
+    time.sleep(1.0)  # ten polls, were d still polled
+    assert not any("d/after.txt" in paths for paths in said)

@@ -203,16 +203,19 @@ def guard(
     created: threading.Event,
     every: float = POLL_EVERY,
     steady: Callable[[], int | None] = lambda: 0,
+    rewatch: Callable[[], None] = lambda: None,
 ) -> None:
     """The watcher's process's thread that finds the folders it could not watch and
     polls them: run once its watches are set; ``created`` is set when a folder is
     made (its watch may have failed), or the folder itself watched anew; ``steady``
     changes (or is None) while the watch on the folder itself is being set again,
-    when folders without a watch are not the limit's doing. Reports through
-    ``say``, a list of paths at a time (ten thousand folders found unwatched are
-    one message, not ten thousand)."""
+    when folders without a watch are not the limit's doing; ``rewatch`` sets the
+    watches of the whole folder again (the limit was raised, as the warning asks).
+    Reports through ``say``, a list of paths at a time (ten thousand folders found
+    unwatched are one message, not ten thousand)."""
     poller = Poller(root)
     warned = 0
+    limit_then = watch_limit()
     while True:
         before = steady()
         missing = _still_unwatched(root, skipped_dirs)
@@ -221,6 +224,12 @@ def guard(
         if missing and (before is None or steady() != before):  # the folder itself
             time.sleep(CREATED_QUIET)  # deleted or made again: compared once watched
             continue
+        limit_now = watch_limit()
+        if missing and (limit_now or 0) > (limit_then or 0):  # raised: watched anew
+            limit_then = limit_now
+            rewatch()
+            continue
+        limit_then = limit_now
         changed = poller.look()  # a folder watched from now on: what changed before
         if changed:
             say(changed)

@@ -217,7 +217,7 @@ def watch(root: Path, skipped_dirs: frozenset[str]) -> int:
     threading.Thread(
         target=unwatched.guard,
         args=(root, skipped_dirs, say, created),
-        kwargs={"steady": kept.steady},
+        kwargs={"steady": kept.steady, "rewatch": kept.watch},
         daemon=True,
     ).start()
     threading.Thread(target=kept.keep, args=(say, created), daemon=True).start()
@@ -277,10 +277,15 @@ class _KeptWatch:
         #: Set when the folder watched is deleted (watchdog says so; not when it is
         #: moved, but then another folder at the path has another inode).
         self.deleted = threading.Event()
+        self.setting = threading.Lock()
 
     def watch(self) -> OSError | None:
         """Watch the folder now at the path; why not, if it cannot be (not there:
         FileNotFoundError)."""
+        with self.setting:  # the keeper's thread, or the guard's (the limit raised)
+            return self._watch()
+
+    def _watch(self) -> OSError | None:
         self.tries += 1
         self.tried = _identity_or_none(self.root)  # before the watch: one made after is new
         try:
