@@ -228,6 +228,7 @@ def guard(
         if missing and (limit_now or 0) > (limit_then or 0):  # raised: watched anew
             limit_then = limit_now
             rewatch()
+            say(["."])  # what changed while the watches were set again
             continue
         limit_then = limit_now
         changed = poller.look()  # a folder watched from now on: what changed before
