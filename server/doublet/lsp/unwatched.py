@@ -5,12 +5,13 @@ number of them (``fs.inotify.max_user_watches``: 8,192 on older systems,
 shared with the editor's own watcher and every other program of the user's).
 When they run out, watchdog 7 passes over the folders it cannot watch without
 a word, and what changed in them would never reach the index. So the watcher's
-process, once its watches are set and again after new folders appear, compares
-the folders under its root with the watches it holds (the kernel lists them in
-``/proc/self/fdinfo``), says how many it could not watch and how to raise the
-limit, and looks at those folders every ``POLL_EVERY`` seconds, reporting a
-path in each that changed. Elsewhere (no ``/proc``) nothing is checked: the
-other systems' watchers have no such limit per folder.
+process, once its watches are set, again after new folders appear and every
+minute while some are polled, compares the folders under its root with the
+watches it holds (the kernel lists them in ``/proc/self/fdinfo``), says how many
+it could not watch and how to raise the limit, and looks at those folders every
+``POLL_EVERY`` seconds, reporting a path in each that changed; once the limit is
+raised, it sets its watches again. Elsewhere (no ``/proc``) nothing is checked:
+the other systems' watchers have no such limit per folder.
 
 Only the watcher's process imports this module: the standard library only.
 """
