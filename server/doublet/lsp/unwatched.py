@@ -62,10 +62,14 @@ def held_watches(pid: str = "self") -> set[FolderId] | None:
         except OSError:  # closed meanwhile
             continue
         for line in info.splitlines():
-            if line.startswith("inotify wd:"):
-                fields = dict(part.split(":", 1) for part in line.split()[1:] if ":" in part)
+            if not line.startswith("inotify wd:"):
+                continue
+            fields = dict(part.split(":", 1) for part in line.split()[1:] if ":" in part)
+            try:
                 device = int(fields["sdev"], 16)  # the kernel's own encoding of it
                 held.add((device >> 20, device & 0xFFFFF, int(fields["ino"], 16)))
+            except (KeyError, ValueError):  # a kernel that lists them otherwise
+                return None
     return held
 
 
