@@ -22,12 +22,18 @@ from doublet.lsp.watcher import Watcher
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="process checks are POSIX")
 
 
-async def changes_after(root: Path, act, settle: float = 0.5) -> tuple[set[str], Watcher]:
-    """What a watcher of ``root`` reports for ``act()`` (done once it is started)."""
+async def _watching(root: Path) -> tuple[set[str], Watcher]:
+    """A watcher of ``root`` with its watches set, and what it reports."""
     seen: set[str] = set()
     watcher = Watcher(root, asyncio.get_running_loop(), seen.update)
     watcher.start()
-    assert await asyncio.to_thread(watcher.wait_until_ready)
+    assert await asyncio.to_thread(watcher.wait_until_ready, 30)
+    return seen, watcher
+
+
+async def changes_after(root: Path, act, settle: float = 0.5) -> tuple[set[str], Watcher]:
+    """What a watcher of ``root`` reports for ``act()`` (done once it is started)."""
+    seen, watcher = await _watching(root)
     act()
     await asyncio.sleep(settle)
     return seen, watcher
@@ -133,10 +139,7 @@ async def test_a_folder_deleted_or_not_yet_made_is_watched_once_it_is_there(
     fresh clone, submissions unzipped anew) it is watched, and the server told to
     look at all of it ("."); the same after it is deleted and made again."""
     root = tmp_path / "later"
-    seen: set[str] = set()
-    watcher = Watcher(root, asyncio.get_running_loop(), seen.update)
-    watcher.start()
-    assert await asyncio.to_thread(watcher.wait_until_ready, 30)
+    seen, watcher = await _watching(root)
     try:
         root.mkdir()
         await _until(lambda: "." in seen)
@@ -162,10 +165,7 @@ async def test_a_folder_deleted_and_made_again_quickly_is_no_false_alarm(
     that the limit is reached, and the last folder made is watched."""
     root = tmp_path / "ws"
     root.mkdir()
-    seen: set[str] = set()
-    watcher = Watcher(root, asyncio.get_running_loop(), seen.update)
-    watcher.start()
-    assert await asyncio.to_thread(watcher.wait_until_ready, 30)
+    seen, watcher = await _watching(root)
     try:
         for pause in (0.5, 0.7, 0.6, 0.5, 0.7, 0.6, 0.5, 0.7):
             shutil.rmtree(root)
@@ -189,10 +189,7 @@ async def test_a_folder_moved_away_is_no_longer_reported_and_its_successor_is(
     and a folder made at its path is watched."""
     root = tmp_path / "ws"
     root.mkdir()
-    seen: set[str] = set()
-    watcher = Watcher(root, asyncio.get_running_loop(), seen.update)
-    watcher.start()
-    assert await asyncio.to_thread(watcher.wait_until_ready, 30)
+    seen, watcher = await _watching(root)
     try:
         root.rename(tmp_path / "away")
         await asyncio.sleep(1.5)  # the folder at the path is looked at every 0.5 s
