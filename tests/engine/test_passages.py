@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import string
 import textwrap
+from collections import Counter
 from pathlib import Path
 from unittest.mock import patch
 
@@ -17,6 +18,7 @@ from doublet.engine import passages
 from doublet.engine.chars import fold_text
 from doublet.engine.comparison import PairResult, compare
 from doublet.engine.document import Document
+from doublet.engine.fingerprints import Fingerprints
 from doublet.engine.modes import MODES
 from doublet.engine.passages import Passage, _exact_runs, chain_seeds, union_length
 
@@ -405,3 +407,177 @@ def test_seeds_are_chained_as_specified(
     seeds_b = np.array([b for _, b in seeds], dtype=np.int64)
     got = chain_seeds(seeds_a, seeds_b, k, gap)
     assert got == _chains_as_specified(seeds_a.tolist(), seeds_b.tolist(), k, gap)
+
+
+def _shared_as_specified(fa: Fingerprints, fb: Fingerprints) -> list[tuple[int, int, int]]:
+    """Every (position in A, position in B, hash) of equal hashes, unless the hash occurs
+    more than MAX_SEED_PRODUCT times over (occurrences in A times in B)."""
+    ha, hb = fa.hashes.tolist(), fb.hashes.tolist()
+    return sorted(
+        (x, y, h)
+        for x, h in zip(fa.positions.tolist(), ha, strict=True)
+        for y, g in zip(fb.positions.tolist(), hb, strict=True)
+        if h == g and ha.count(h) * hb.count(h) <= passages.MAX_SEED_PRODUCT
+    )
+
+
+def _dense_as_specified(seeds: list[tuple[int, int]], reach: int, least: int) -> list[bool]:
+    """A seed stays while, in A and in B alike, its cluster (positions no more than
+    ``reach`` apart, one after the next) holds ``least`` distinct positions."""
+
+    def clustered(values: list[int]) -> list[bool]:
+        ordered = sorted(set(values))
+        cluster, number = {}, 0
+        for before, value in zip([None, *ordered], ordered, strict=False):
+            number += before is not None and value - before > reach
+            cluster[value] = number
+        sizes = Counter(cluster.values())
+        return [sizes[cluster[v]] >= least for v in values]
+
+    keep = [True] * len(seeds)
+    while True:
+        alive = [i for i in range(len(seeds)) if keep[i]]
+        ok_a = clustered([seeds[i][0] for i in alive])
+        ok_b = clustered([seeds[i][1] for i in alive])
+        failed = [i for i, a, b in zip(alive, ok_a, ok_b, strict=True) if not (a and b)]
+        if not failed:
+            return keep
+        for i in failed:
+            keep[i] = False
+
+
+def _fingerprints(values: list[tuple[int, int]]) -> Fingerprints:
+    """Fingerprints of (position, hash) pairs (positions made distinct, ascending)."""
+    chosen = dict(values)
+    at = sorted(chosen)
+    return Fingerprints(
+        np.array([chosen[x] for x in at], dtype=np.uint64), np.array(at, dtype=np.int64), 3
+    )
+
+
+FINGERPRINT_LISTS = st.lists(
+    st.tuples(st.integers(0, 200), st.sampled_from([1, 2, 3, 5, 2**63 + 7, 2**64 - 1])),
+    max_size=40,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    documents=st.lists(FINGERPRINT_LISTS, min_size=1, max_size=5),
+    pairs=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=8),
+    reach=st.integers(0, 30),
+    least=st.integers(1, 4),
+)
+def test_seeds_of_many_pairs_at_once_are_each_pairs_as_specified(
+    documents: list[list[tuple[int, int]]],
+    pairs: list[tuple[int, int]],
+    reach: int,
+    least: int,
+) -> None:
+    """A batch of pairs (documents in several pairs, a document against itself, hashes
+    above 2^63 and repeated) gives each pair the seeds it has alone."""
+    prints = [_fingerprints(d) for d in documents]
+    asked = [(prints[a % len(prints)], prints[b % len(prints)]) for a, b in pairs]
+    pair, at_a, at_b, hashes = passages.shared_seeds_each(asked)
+    keep = passages.dense_seeds(at_a, at_b, reach, least, pair)
+    for p, (fa, fb) in enumerate(asked):
+        mine = pair == p
+        got = list(
+            zip(at_a[mine].tolist(), at_b[mine].tolist(), hashes[mine].tolist(), strict=True)
+        )
+        expected = _shared_as_specified(fa, fb)
+        assert got == expected
+        wanted = _dense_as_specified([(x, y) for x, y, _ in expected], reach, least)
+        assert keep[mine].tolist() == wanted
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    texts=st.lists(st.lists(st.integers(0, 1), min_size=1, max_size=40), min_size=1, max_size=4),
+    pairs=st.lists(
+        st.tuples(
+            st.integers(0, 3),
+            st.integers(0, 3),
+            st.lists(st.tuples(st.integers(0, 39), st.integers(0, 39)), max_size=8),
+            st.lists(st.booleans(), min_size=8, max_size=8),
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    k=st.integers(1, 4),
+    reach=st.integers(0, 8),
+    slice_units=st.integers(1, 40),
+)
+def test_exact_runs_of_many_pairs_at_once_are_each_pairs_alone(
+    texts: list[list[int]],
+    pairs: list[tuple[int, int, list[tuple[int, int]], list[bool]]],
+    k: int,
+    reach: int,
+    slice_units: int,
+) -> None:
+    """Pairs' documents laid end to end (each once, some in several pairs): no run
+    crosses from one document into the next, and each chain keeps its pair's runs, in
+    the pair's own positions."""
+    symbols = [np.array(t, dtype=np.uint64) for t in texts]
+    starts = np.cumsum([0] + [len(t) for t in texts])
+    every = np.concatenate(symbols)
+    chains, chain_pair, expected = [], [], []
+    seeds_a, seeds_b = [], []
+    bases = ([], [])
+    lengths = ([], [])
+    for p, (a, b, seeds, cuts) in enumerate(pairs):
+        ua, ub = symbols[a % len(texts)], symbols[b % len(texts)]
+        seeds = sorted({(x, y) for x, y in seeds if x + k <= len(ua) and y + k <= len(ub)})
+        mine: list[list[int]] = []
+        for i in range(len(seeds)):
+            if not mine or cuts[i]:
+                mine.append([])
+            mine[-1].append(i)
+        first = len(seeds_a)
+        seeds_a += [x for x, _ in seeds]
+        seeds_b += [y for _, y in seeds]
+        chains += [[first + i for i in chain] for chain in mine]
+        chain_pair += [p] * len(mine)
+        a_at, b_at = np.array([x for x, _ in seeds], int), np.array([y for _, y in seeds], int)
+        expected += _exact_runs_one_segment_at_a_time(ua, ub, a_at, b_at, mine, k, reach)
+        for side, t in enumerate((a, b)):
+            bases[side].append(starts[t % len(texts)])
+            lengths[side].append(len(texts[t % len(texts)]))
+    with patch.object(passages, "_RUNS_UNITS", slice_units):
+        got = passages._exact_runs_each(
+            (every, every),
+            (np.array(bases[0], dtype=np.int64), np.array(bases[1], dtype=np.int64)),
+            (np.array(lengths[0], dtype=np.int64), np.array(lengths[1], dtype=np.int64)),
+            np.array(seeds_a, dtype=np.int64),
+            np.array(seeds_b, dtype=np.int64),
+            chains,
+            np.array(chain_pair, dtype=np.int64),
+            k,
+            reach,
+        )
+    assert got == expected
+
+
+def test_passages_of_many_pairs_at_once_are_each_pairs_alone() -> None:
+    """A question's batch: one text against several (some sharing nothing, one twice,
+    one the text itself), passages the same as each pair compared alone."""
+    rng = random.Random(11)
+    pool = [PARAGRAPH, BREAD, GLACIERS, SCRIBES, OCTOPUS, CHESS]
+    texts = [" ".join(rng.sample(pool, 3)) for _ in range(6)] + [PARAGRAPH + " " + BREAD]
+    documents = [prose(f"d{i}", text) for i, text in enumerate(texts)]
+    asked = [(documents[0], d) for d in documents] + [(documents[3], documents[0])]
+    options = PROSE.alignment
+    seeds = passages.find_seeds_each([(a.fingerprints, b.fingerprints) for a, b in asked], options)
+    alone = [passages.find_seeds(a.fingerprints, b.fingerprints, options) for a, b in asked]
+    assert [(s.a.tolist(), s.b.tolist(), s.hashes.tolist()) for s in seeds] == [
+        (s.a.tolist(), s.b.tolist(), s.hashes.tolist()) for s in alone
+    ]
+    together = passages.align_seeds_each(
+        [(s, a.units, b.units) for s, (a, b) in zip(seeds, asked, strict=True)], options
+    )
+    each = [
+        passages.align_seeds(s, a.units, b.units, options)
+        for s, (a, b) in zip(seeds, asked, strict=True)
+    ]
+    assert together == each
+    assert sum(map(bool, together)) >= 5  # most pairs share passages

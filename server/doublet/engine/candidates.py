@@ -869,13 +869,10 @@ def candidates_of(
     )
     keep = np.isin(doc, maybe)
     doc, at_query, at_doc = doc[keep], at_query[keep], at_doc[keep]
-    order = np.argsort(doc, kind="stable")
-    doc, at_query, at_doc = doc[order], at_query[order], at_doc[order]
-    bounds = np.flatnonzero(np.r_[True, doc[1:] != doc[:-1], True])
-    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-        dense = dense_seeds(at_query[lo:hi], at_doc[lo:hi], options.reach, options.min_seeds)
-        if dense.any():
-            evidence[int(doc[lo])] = [int(dense.sum()), 0, 0]
+    dense = dense_seeds(at_query, at_doc, options.reach, options.min_seeds, doc)
+    held, counts = np.unique(doc[dense], return_counts=True)
+    for d, count in zip(held.tolist(), counts.tolist(), strict=True):
+        evidence[d] = [count, 0, 0]
 
     sentence_keys = keys.sentence_keys
     limit = min(pairing, SENTENCE_PAIRING)

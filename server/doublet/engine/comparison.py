@@ -24,7 +24,13 @@ import numpy as np
 from doublet.engine.document import Document
 from doublet.engine.fingerprints import Fingerprints
 from doublet.engine.paraphrase import SentenceAlignment, alignments, with_paraphrase
-from doublet.engine.passages import AlignOptions, Passage, align_seeds, find_seeds, union_length
+from doublet.engine.passages import (
+    AlignOptions,
+    Passage,
+    align_seeds_each,
+    find_seeds_each,
+    union_length,
+)
 from doublet.engine.resemblance import Resemblance, resemblance
 from doublet.engine.sentences import Sentences
 
@@ -152,32 +158,72 @@ class Asked:
 
 
 def compare_many(asked: Sequence[Asked]) -> list[PairResult]:
-    """:func:`compare` of each pair, their paraphrase stages weighed and seeded together
-    (engine/paraphrase ``alignments``): one text asked against its candidates, or a
-    scan's batch of pairs, pays numpy's overhead once, not once a pair."""
+    """:func:`compare` of each pair, their stages run together: the copied passages'
+    seeds and exact runs (engine/passages ``find_seeds_each``, ``align_seeds_each``),
+    and the paraphrase stage's weights and seeds (engine/paraphrase ``alignments``).
+    One text asked against its candidates, or a scan's batch of pairs, pays numpy's
+    overhead once, not once a pair."""
     started = [_started(pair) for pair in asked]
-    wanted = [s for s in started if s.sentences is not None]
+    _copied_passages(started)
+    wanted = [s for s in started if s.paraphrase]
+    for s in wanted:  # after the units: cutting them folds the characters sentences use
+        s.sentences = s.sentences_left()
     for s, alignment in zip(wanted, alignments([s.sentences for s in wanted]), strict=True):
         s.alignment = alignment
     return [s.finished() for s in started]
 
 
+def _copied_passages(started: list[_Started]) -> None:
+    """Find the copied passages of every pair that looks for them, pairs aligned with
+    the same options together."""
+    by_options: dict[AlignOptions, list[_Started]] = {}
+    for s in started:
+        if s.searched is not None:
+            by_options.setdefault(s.options, []).append(s)
+    for options, group in by_options.items():
+        seeds = find_seeds_each([s.searched for s in group], options)
+        # units (the documents' text, cut up) are needed only when seeds were found
+        found = [(s, pair_seeds) for s, pair_seeds in zip(group, seeds, strict=True) if pair_seeds]
+        passages = align_seeds_each(
+            [(pair_seeds, s.a.units, s.b.units) for s, pair_seeds in found], options
+        )
+        for (s, _), pair_passages in zip(found, passages, strict=True):
+            s.passages = pair_passages
+
+
 class _Started:
     """A pair being compared, in the orientation it is aligned in (the shorter document
-    first): its copied passages found, its sentences ready for the paraphrase stage."""
+    first): the fingerprints its copied passages are looked for with (``used``: None,
+    all of the document's), then those passages, and its sentences for the paraphrase
+    stage."""
 
     def __init__(
         self,
         a: Document,
         b: Document,
         options: AlignOptions,
-        passages: list[Passage],
-        sentences: tuple[Sentences, Sentences] | None,
+        used: tuple[Fingerprints | None, Fingerprints | None],
+        copied: bool,
+        paraphrase: bool,
         turned: bool,
     ) -> None:
-        self.a, self.b, self.options, self.passages = a, b, options, passages
-        self.sentences, self.turned = sentences, turned
+        self.a, self.b, self.options, self.used = a, b, options, used
+        self.copied, self.paraphrase, self.turned = copied, paraphrase, turned
+        self.passages: list[Passage] = []
+        self.sentences: tuple[Sentences, Sentences] | None = None
         self.alignment: SentenceAlignment | None = None
+
+    @property
+    def searched(self) -> tuple[Fingerprints, Fingerprints] | None:
+        """The fingerprints copied passages are looked for with, if they are."""
+        fa, fb = self.used
+        return (fa, fb) if self.copied and fa is not None and fb is not None else None
+
+    def sentences_left(self) -> tuple[Sentences, Sentences]:
+        """Both documents' sentences without the text whose fingerprints were left out."""
+        a, b = self.a, self.b
+        fa, fb = self.used
+        return a.sentences.without(*_left_out(a, fa)), b.sentences.without(*_left_out(b, fb))
 
     def finished(self) -> PairResult:
         """The pair's result, turned as it was asked."""
@@ -206,7 +252,7 @@ class _Started:
 
 
 def _started(asked: Asked) -> _Started:
-    """The first part of :func:`compare`: everything but the paraphrase stage."""
+    """A pair turned as it is aligned, with what its stages need."""
     a, b, copied = asked.a, asked.b, asked.copied
     if a.mode.salt != b.mode.salt:
         raise ValueError(
@@ -220,13 +266,8 @@ def _started(asked: Asked) -> _Started:
     if turned:
         a, b, fa, fb = b, a, fb, fa
     options = asked.options or a.mode.alignment
-    seeds = find_seeds(fa, fb, options) if copied and fa is not None and fb is not None else None
-    # units (the documents' text, cut up) are needed only when seeds were found
-    passages = align_seeds(seeds, a.units, b.units, options) if seeds else []
-    sentences = None
-    if a.mode.paraphrase if asked.paraphrase is None else asked.paraphrase:
-        sentences = (a.sentences.without(*_left_out(a, fa)), b.sentences.without(*_left_out(b, fb)))
-    return _Started(a, b, options, passages, sentences, turned)
+    paraphrase = a.mode.paraphrase if asked.paraphrase is None else asked.paraphrase
+    return _Started(a, b, options, (fa, fb), copied, paraphrase, turned)
 
 
 def _left_out(document: Document, used: Fingerprints | None) -> tuple[np.ndarray, np.ndarray]:

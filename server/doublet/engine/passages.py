@@ -19,8 +19,9 @@ text offsets of both sides.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -117,66 +118,114 @@ class AlignOptions:
 
 def shared_seeds(fa: Fingerprints, fb: Fingerprints) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every shared fingerprint as (position in A, position in B, hash), sorted by A then B."""
+    _, at_a, at_b, hashes = shared_seeds_each([(fa, fb)])
+    return at_a, at_b, hashes
+
+
+def shared_seeds_each(
+    prints: Sequence[tuple[Fingerprints, Fingerprints]],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The shared fingerprints of many pairs as (pair, position in A, position in B,
+    hash), sorted by pair, then A, then B: each pair's are :func:`shared_seeds`.
+
+    A scan aligns tens of thousands of short pairs, and thirty numpy calls a pair
+    cost more than the work. So all pairs are searched at once: each hash is
+    renamed by its rank among the batch's hashes, which leaves room to pack the
+    pair's number above it in one 64-bit key.
+    """
+    count_a = np.array([len(fa) for fa, _ in prints], dtype=np.int64)
+    count_b = np.array([len(fb) for _, fb in prints], dtype=np.int64)
+    na, nb = int(count_a.sum()), int(count_b.sum())
     empty = np.zeros(0, dtype=np.int64)
-    if len(fa) == 0 or len(fb) == 0:
-        return empty, empty, np.zeros(0, dtype=np.uint64)
-    order_a, sorted_a = fa.by_hash
-    order_b, sorted_b = fb.by_hash
+    if na == 0 or nb == 0:
+        return empty, empty, empty, np.zeros(0, dtype=np.uint64)
+    hashes_a = np.concatenate([fa.hashes for fa, _ in prints])
+    numbers = np.arange(len(prints), dtype=np.int64)
+    both = np.concatenate((hashes_a, *(fb.hashes for _, fb in prints)))
+    order = np.argsort(both)
+    new = np.empty(both.shape[0], dtype=bool)
+    new[0] = True
+    ordered = both[order]
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    rank = np.empty(both.shape[0], dtype=np.int64)
+    rank[order] = np.cumsum(new) - 1
+    del both, ordered, new, order
+    key_a = np.repeat(numbers << 32, count_a) | rank[:na]
+    key_b = np.repeat(numbers << 32, count_b) | rank[na:]
+    order_a = np.argsort(key_a, kind="stable")
+    order_b = np.argsort(key_b, kind="stable")
+    sorted_a, sorted_b = key_a[order_a], key_b[order_b]
     lo = np.searchsorted(sorted_b, sorted_a, side="left")
-    hi = np.searchsorted(sorted_b, sorted_a, side="right")
-    count = hi - lo
+    count = np.searchsorted(sorted_b, sorted_a, side="right") - lo
     if not count.any():
-        return empty, empty, np.zeros(0, dtype=np.uint64)
+        return empty, empty, empty, np.zeros(0, dtype=np.uint64)
     # occurrences of the same hash in A: sorted_a is grouped, so count runs
-    run_start = np.ones(sorted_a.shape[0], dtype=bool)
+    run_start = np.ones(na, dtype=bool)
     np.not_equal(sorted_a[1:], sorted_a[:-1], out=run_start[1:])
     run_id = np.cumsum(run_start) - 1
     repeats_a = np.bincount(run_id)[run_id]
     count[repeats_a * count > MAX_SEED_PRODUCT] = 0
     total = int(count.sum())
     if total == 0:
-        return empty, empty, np.zeros(0, dtype=np.uint64)
-    which_a = np.repeat(np.arange(sorted_a.shape[0]), count)
+        return empty, empty, empty, np.zeros(0, dtype=np.uint64)
+    which_a = order_a[np.repeat(np.arange(na), count)]
     within = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
-    which_b = np.repeat(lo, count) + within
-    at_a = fa.positions[order_a[which_a]]
-    at_b = fb.positions[order_b[which_b]]
-    order = np.lexsort((at_b, at_a))
-    return at_a[order], at_b[order], sorted_a[which_a][order]
+    which_b = order_b[np.repeat(lo, count) + within]
+    pair = np.repeat(numbers, count_a)[which_a]
+    at_a = np.concatenate([fa.positions for fa, _ in prints])[which_a]
+    at_b = np.concatenate([fb.positions for _, fb in prints])[which_b]
+    order = np.lexsort((at_b, at_a, pair))
+    return pair[order], at_a[order], at_b[order], hashes_a[which_a][order]
 
 
-def _clustered(positions: np.ndarray, reach: int, min_seeds: int) -> np.ndarray:
-    """Mask of positions that have ``min_seeds`` distinct positions within ``reach`` steps."""
-    order = np.argsort(positions, kind="stable")
-    sorted_at = positions[order]
-    step = sorted_at[1:] - sorted_at[:-1]
+def _clustered(groups: np.ndarray, positions: np.ndarray, reach: int, min_seeds: int) -> np.ndarray:
+    """Mask of positions that have ``min_seeds`` distinct positions of their group
+    within ``reach`` steps. Positions are below 2^31 (unit indices), so in the packed
+    (group, position) integers a step into another group is longer than any reach."""
+    packed = groups.astype(np.int64)
+    packed <<= 32
+    np.bitwise_or(packed, positions, out=packed, casting="unsafe")
+    order = np.argsort(packed)
+    packed = packed[order]
+    step = packed[1:] - packed[:-1]
     starts = np.ones(positions.shape[0], dtype=bool)  # a new cluster; then: a new position
     np.greater(step, reach, out=starts[1:])
     cluster = np.cumsum(starts) - 1
     np.not_equal(step, 0, out=starts[1:])
-    distinct = np.bincount(cluster, weights=starts)
+    held = np.bincount(cluster, weights=starts)
     mask = np.empty(positions.shape[0], dtype=bool)
-    mask[order] = distinct[cluster] >= min_seeds
+    mask[order] = held[cluster] >= min_seeds
     return mask
 
 
-def dense_seeds(seeds_a: np.ndarray, seeds_b: np.ndarray, reach: int, min_seeds: int) -> np.ndarray:
+def dense_seeds(
+    seeds_a: np.ndarray,
+    seeds_b: np.ndarray,
+    reach: int,
+    min_seeds: int,
+    groups: np.ndarray | None = None,
+) -> np.ndarray:
     """Mask of the seeds that can belong to a passage: clustered in A and in B.
 
     A passage's seeds lie within ``reach`` of each other in both documents, so
-    a seed with too few others near it in either document is chance.
+    a seed with too few others near it in either document is chance. ``groups``
+    numbers the pair of each seed when many pairs are filtered at once (each as
+    if alone).
     """
     keep = np.ones(seeds_a.shape[0], dtype=bool)
-    while True:
-        index = np.flatnonzero(keep)
-        if index.shape[0] == 0:
-            return keep
-        ok = _clustered(seeds_a[index], reach, min_seeds) & _clustered(
-            seeds_b[index], reach, min_seeds
-        )
+    if groups is None:
+        groups = np.zeros(seeds_a.shape[0], dtype=np.int64)
+    index = np.arange(seeds_a.shape[0])
+    while index.shape[0]:
+        group = groups[index]
+        ok = _clustered(group, seeds_a[index], reach, min_seeds)
+        ok &= _clustered(group, seeds_b[index], reach, min_seeds)
         if ok.all():
-            return keep
+            break
         keep[index[~ok]] = False
+        # only the groups that lost seeds can lose more
+        index = index[ok & np.isin(group, group[~ok])]
+    return keep
 
 
 def clustered_groups(
@@ -211,8 +260,11 @@ def clustered_groups(
     return distinct(packed[chosen] >> 32)
 
 
-def chain_seeds(seeds_a: np.ndarray, seeds_b: np.ndarray, k: int, gap: int) -> list[list[int]]:
-    """Group seeds (sorted by A) into chains that advance together in A and B.
+def chain_seeds(
+    seeds_a: np.ndarray, seeds_b: np.ndarray, k: int, gap: int, first: int = 0
+) -> list[list[int]]:
+    """Group seeds (sorted by A) into chains that advance together in A and B; a chain
+    lists its seeds' indices, counted from ``first``.
 
     A seed joins the open chain whose front it is nearest to, if it lies past
     the chain's last seed in A by at most ``gap`` units beyond its end, and in B
@@ -224,7 +276,7 @@ def chain_seeds(seeds_a: np.ndarray, seeds_b: np.ndarray, k: int, gap: int) -> l
     open_chains: list[list[int]] = []  # [a_end, b_last, b_end, index into chains]
     # a scan chains the seeds of tens of thousands of pairs one at a time: the loop
     # reads each chain's fields once and calls no function (max and abs were a fifth)
-    for i, (a, b) in enumerate(zip(seeds_a.tolist(), seeds_b.tolist(), strict=True)):
+    for i, (a, b) in enumerate(zip(seeds_a.tolist(), seeds_b.tolist(), strict=True), first):
         best = None
         best_cost = 3 * gap + 1
         closed = False
@@ -271,13 +323,44 @@ def _exact_runs(
     reach: int,
 ) -> list[list[tuple[int, int, int]]]:
     """Each chain's maximal runs ``(a_start, a_stop, diagonal)`` where A equals B, around
-    its seeds, in order of diagonal, then of position.
+    its seeds, in order of diagonal, then of position (:func:`_exact_runs_each` of one
+    pair)."""
+    zero = np.zeros(1, dtype=np.int64)
+    ends = (np.array([ua.shape[0]]), np.array([ub.shape[0]]))
+    return _exact_runs_each(
+        (ua, ub),
+        (zero, zero),
+        ends,
+        seeds_a,
+        seeds_b,
+        chains,
+        np.zeros(len(chains), np.int64),
+        k,
+        reach,
+    )
 
-    Along each diagonal of a chain, the segment from ``reach`` units before its first
-    seed to ``reach`` after its last is compared; runs that hold a seed are kept. The
+
+def _exact_runs_each(
+    symbols: tuple[np.ndarray, np.ndarray],
+    bases: tuple[np.ndarray, np.ndarray],
+    lengths: tuple[np.ndarray, np.ndarray],
+    seeds_a: np.ndarray,
+    seeds_b: np.ndarray,
+    chains: list[list[int]],
+    chain_pair: np.ndarray,
+    k: int,
+    reach: int,
+) -> list[list[tuple[int, int, int]]]:
+    """The exact runs of the chains of many pairs at once, in each pair's own positions.
+
+    Pair p's A is ``symbols[0][bases[0][p] :]`` for ``lengths[0][p]`` units, its B
+    likewise in ``symbols[1]``; ``chain_pair`` says whose each chain is. Along each
+    diagonal of a chain, the segment from ``reach`` units before its first seed to
+    ``reach`` after its last is compared; runs that hold a seed are kept. The
     segments of all chains are laid end to end and compared in one pass (a pair has
-    hundreds of them, and a numpy call per segment cost more than the comparing), up
-    to _RUNS_UNITS units at a time; a longer segment is compared alone.
+    hundreds of them, a scan's batch thousands, and a numpy call per segment cost
+    more than the comparing), up to _RUNS_UNITS units at a time; a longer segment is
+    compared alone.
     """
     found: list[list[tuple[int, int, int]]] = [[] for _ in chains]
     if not chains:
@@ -294,12 +377,17 @@ def _exact_runs(
     first = new_group.nonzero()[0]
     bounds = np.append(first, at_a.shape[0])  # segment g's seeds: bounds[g] to bounds[g + 1]
     d = diagonal[first]
+    chain = chain_of[first]
+    pair = chain_pair[chain]
     lo = np.maximum(np.maximum(at_a[first] - reach, 0), -d)
-    hi = np.minimum(np.minimum(at_a[bounds[1:] - 1] + k + reach, ua.shape[0]), ub.shape[0] - d)
-    segments = _Segments(lo, np.maximum(hi - lo, 0), d, chain_of[first], bounds)
+    hi = np.minimum(
+        np.minimum(at_a[bounds[1:] - 1] + k + reach, lengths[0][pair]), lengths[1][pair] - d
+    )
+    base_a = bases[0][pair]
+    segments = _Segments(lo, np.maximum(hi - lo, 0), d, chain, bounds, base_a, bases[1][pair] + d)
     for g0, g1 in _slices(segments.length, _RUNS_UNITS):
-        for chain, run in segments.runs(ua, ub, at_a, g0, g1, k):
-            found[chain].append(run)
+        for chain_at, run in segments.runs(*symbols, at_a, g0, g1, k):
+            found[chain_at].append(run)
     return found
 
 
@@ -319,14 +407,18 @@ def _slices(length: np.ndarray, most: int) -> list[tuple[int, int]]:
 
 @dataclass(frozen=True)
 class _Segments:
-    """The segments :func:`_exact_runs` compares: where each begins in A, its length, its
-    diagonal, its chain, and where its seeds lie among the seeds sorted by segment."""
+    """The segments :func:`_exact_runs_each` compares: where each begins in its pair's A,
+    its length, its diagonal, its chain, where its seeds lie among the seeds sorted by
+    segment, and where its pair's A (``base_a``) and its own diagonal of B
+    (``base_b``) begin in the symbols compared."""
 
     lo: np.ndarray
     length: np.ndarray
     d: np.ndarray
     chain: np.ndarray
     bounds: np.ndarray
+    base_a: np.ndarray
+    base_b: np.ndarray
 
     def runs(
         self, ua: np.ndarray, ub: np.ndarray, at_a: np.ndarray, g0: int, g1: int, k: int
@@ -342,7 +434,7 @@ class _Segments:
         offset = np.cumsum(length) - length
         group_of = np.repeat(np.arange(g1 - g0), length)
         pos_a = np.arange(total) - offset[group_of] + lo[group_of]
-        equal = ua[pos_a] == ub[pos_a + d[group_of]]
+        equal = ua[pos_a + self.base_a[g0:g1][group_of]] == ub[pos_a + self.base_b[g0:g1][group_of]]
         # runs of equal units, never across the end of a segment
         follows = np.zeros(total, dtype=bool)  # a unit that continues the run before it
         follows[1:] = equal[:-1] & equal[1:] & (group_of[1:] == group_of[:-1])
@@ -377,7 +469,8 @@ class _Segments:
         text: the laid-end-to-end pass would hold ten times as much)."""
         lo, d, chain = int(self.lo[g]), int(self.d[g]), int(self.chain[g])
         hi = lo + int(self.length[g])
-        equal = ua[lo:hi] == ub[lo + d : hi + d]
+        base_a, base_b = int(self.base_a[g]), int(self.base_b[g])
+        equal = ua[base_a + lo : base_a + hi] == ub[base_b + lo : base_b + hi]
         edge = np.zeros(1, dtype=np.int8)
         edges = np.diff(np.concatenate((edge, equal.view(np.int8), edge)))
         starts, stops = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
@@ -465,9 +558,18 @@ def find_seeds(fa: Fingerprints, fb: Fingerprints, options: AlignOptions) -> See
 
     Needs no text: when it comes back empty, the documents need not be read.
     """
-    seeds_a, seeds_b, hashes = shared_seeds(fa, fb)
-    keep = dense_seeds(seeds_a, seeds_b, options.reach, options.min_seeds)
-    return Seeds(seeds_a[keep], seeds_b[keep], hashes[keep])
+    return find_seeds_each([(fa, fb)], options)[0]
+
+
+def find_seeds_each(
+    prints: Sequence[tuple[Fingerprints, Fingerprints]], options: AlignOptions
+) -> list[Seeds]:
+    """:func:`find_seeds` of many pairs, found for all at once."""
+    pair, seeds_a, seeds_b, hashes = shared_seeds_each(prints)
+    keep = dense_seeds(seeds_a, seeds_b, options.reach, options.min_seeds, pair)
+    pair, seeds_a, seeds_b, hashes = pair[keep], seeds_a[keep], seeds_b[keep], hashes[keep]
+    bounds = np.searchsorted(pair, np.arange(len(prints) + 1)).tolist()
+    return [Seeds(seeds_a[lo:hi], seeds_b[lo:hi], hashes[lo:hi]) for lo, hi in pairwise(bounds)]
 
 
 def align(
@@ -479,13 +581,71 @@ def align(
 
 def align_seeds(seeds: Seeds, ua: Units, ub: Units, options: AlignOptions) -> list[Passage]:
     """Passages grown from ``seeds`` (see :func:`find_seeds`), ordered by position in A."""
-    if len(seeds) == 0:
-        return []
-    seeds_a, seeds_b, seed_hashes = seeds.a, seeds.b, seeds.hashes
+    return align_seeds_each([(seeds, ua, ub)], options)[0]
+
+
+def align_seeds_each(
+    asked: Sequence[tuple[Seeds, Units, Units]], options: AlignOptions
+) -> list[list[Passage]]:
+    """:func:`align_seeds` of many pairs: their exact runs are found together, over
+    the symbols of all their documents laid end to end (each document once)."""
+    found: list[list[Passage]] = [[] for _ in asked]
+    live = [i for i, (seeds, _, _) in enumerate(asked) if len(seeds)]
+    if not live:
+        return found
+    k, gap = options.k, options.gap
+    reach = 2 * gap + k
+    placed: dict[int, int] = {}  # id of a document's units -> where they begin in `every`
+    symbols: list[np.ndarray] = []
+    size = 0
+    bases = np.zeros((2, len(live)), dtype=np.int64)
+    lengths = np.zeros((2, len(live)), dtype=np.int64)
+    for j, i in enumerate(live):
+        for side, units in enumerate(asked[i][1:]):
+            if id(units) not in placed:
+                placed[id(units)] = size
+                symbols.append(units.symbols)
+                size += len(units)
+            bases[side, j] = placed[id(units)]
+            lengths[side, j] = len(units)
+    every = symbols[0] if len(symbols) == 1 else np.concatenate(symbols)
+    seeds_a = np.concatenate([asked[i][0].a for i in live])
+    seeds_b = np.concatenate([asked[i][0].b for i in live])
+    chains: list[list[int]] = []
+    chain_cuts = [0]
+    seen = 0
+    for i in live:
+        seeds = asked[i][0]
+        chains.extend(chain_seeds(seeds.a, seeds.b, k, gap, seen))
+        seen += len(seeds)
+        chain_cuts.append(len(chains))
+    chain_pair = np.repeat(np.arange(len(live)), np.diff(chain_cuts))
+    groups = _exact_runs_each(
+        (every, every),
+        (bases[0], bases[1]),
+        (lengths[0], lengths[1]),
+        seeds_a,
+        seeds_b,
+        chains,
+        chain_pair,
+        k,
+        reach,
+    )
+    for j, i in enumerate(live):
+        seeds, ua, ub = asked[i]
+        found[i] = _passages(groups[chain_cuts[j] : chain_cuts[j + 1]], seeds, ua, ub, options)
+    return found
+
+
+def _passages(
+    groups: list[list[tuple[int, int, int]]],
+    seeds: Seeds,
+    ua: Units,
+    ub: Units,
+    options: AlignOptions,
+) -> list[Passage]:
+    """The passages a pair's chains' exact runs make, ordered by position in A."""
     k = options.k
-    reach = 2 * options.gap + k
-    chains = chain_seeds(seeds_a, seeds_b, k, options.gap)
-    groups = _exact_runs(ua.symbols, ub.symbols, seeds_a, seeds_b, chains, k, reach)
     passages = []
     for a0, a1, b0, b1, runs in _merge_close(groups, options.gap, k):
         if min(a1 - a0, b1 - b0) < options.min_length:
@@ -497,13 +657,13 @@ def align_seeds(seeds: Seeds, ua: Units, ub: Units, options: AlignOptions) -> li
         longest_run = max(r[1] - r[0] for r in runs)
         if score < options.min_score or longest_run < options.anchor:
             continue
-        inside = (seeds_a >= a0) & (seeds_a < a1) & (seeds_b >= b0) & (seeds_b < b1)
-        seeds = int(distinct(seed_hashes[inside]).size)
-        if seeds < options.min_seeds:
+        inside = (seeds.a >= a0) & (seeds.a < a1) & (seeds.b >= b0) & (seeds.b < b1)
+        held = int(distinct(seeds.hashes[inside]).size)
+        if held < options.min_seeds:
             continue
         side_a = Side(*ua.span(a0, a1), a0, a1)
         side_b = Side(*ub.span(b0, b1), b0, b1)
-        passages.append(Passage(side_a, side_b, matched, round(score, 4), longest_run, seeds))
+        passages.append(Passage(side_a, side_b, matched, round(score, 4), longest_run, held))
     passages = _best_per_region(passages)
     passages.sort(key=lambda p: (p.a.first, p.b.first))
     return passages
