@@ -85,7 +85,8 @@ Decoder = Callable[[bytes, Path], str]
 
 def kind_of(path: PurePath | str) -> str | None:
     """The format of a file by its extension, or None for plain text."""
-    return KIND_BY_EXTENSION.get(PurePath(path).suffix.lower())
+    suffix = (path if isinstance(path, PurePath) else PurePath(path)).suffix
+    return KIND_BY_EXTENSION.get(suffix.lower())
 
 
 def is_extracted(path: PurePath | str) -> bool:

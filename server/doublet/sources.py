@@ -96,7 +96,6 @@ def read_bytes(path: Path | str, shown: str | None = None, max_bytes: int | None
     compare): a regular file, opened without following a link and without
     waiting on a pipe, and never more than ``max_bytes`` (else MAX_READ) bytes.
     """
-    path = Path(path)
     name = shown if shown is not None else str(path)
     limit = MAX_READ if max_bytes is None else max_bytes
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -147,4 +146,4 @@ MAX_READ = 1 << 31
 
 def read_document(path: Path | str, data: bytes) -> str:
     """The text of a document from its bytes: decoded, or extracted for rich formats."""
-    return extract(Path(path), data, decode)
+    return extract(path if isinstance(path, Path) else Path(path), data, decode)
