@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from prose_samples import UNRELATED_SENTENCES
 
@@ -577,3 +577,53 @@ def test_set_sums_counted_a_slice_at_a_time_are_the_sets(
         mixed = mix64(np.array(own, dtype=np.uint64), 2)
         assert int(held[doc]) == len(own)
         assert int(summed[doc]) == int(mixed.sum(dtype=np.uint64)) if own else summed[doc] == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 5),
+            # ids whose parts sum past a byte, when there are more than 127 parts
+            st.integers(0, 300) | st.sampled_from([126, 127, 128, 129, 255, 256, 257, 258]),
+            st.integers(0, 50),
+        ),
+        max_size=60,
+    ),
+    st.sampled_from([1, 2, 3, 7, 127, 128, 130]),
+    st.sampled_from([1, 2, 5, 1 << 20]),
+)
+@example([(1, 128, 0), (1, 258, 0)], 130, 1 << 20)  # parts 128 + 128: past a byte
+def test_pairs_of_postings_in_parts_follow_the_plain_rule(
+    postings: list[tuple[int, int, int]], parts: int, per_chunk: int
+) -> None:
+    """Each part gives the pairs of postings of one key in two documents whose ids sum to
+    it modulo ``parts`` (any number of parts, a byte's worth or more; any chunk size),
+    doc a < doc b; together the parts give every pair once."""
+    from doublet.engine import candidates as candidates_module
+    from doublet.engine.candidates import _Postings
+
+    rows = sorted(set(postings))
+    keys = np.array([r[0] for r in rows], dtype=np.uint32)
+    docs = np.array([r[1] for r in rows], dtype=np.int32)
+    positions = np.array([r[2] for r in rows], dtype=np.uint32)
+    found = _Postings.of(keys, docs, positions)
+    expected: dict[int, list[tuple[int, int, int, int]]] = {}
+    for i, (key, doc, at) in enumerate(rows):
+        for other, other_doc, other_at in rows[i + 1 :]:
+            if other == key and other_doc != doc:
+                expected.setdefault((doc + other_doc) % parts, []).append(
+                    (doc, other_doc, at, other_at)
+                )
+    original = candidates_module.PAIRS_PER_CHUNK
+    candidates_module.PAIRS_PER_CHUNK = per_chunk
+    try:
+        for part in sorted({0, parts - 1, *expected}):
+            got = [
+                row
+                for chunk in found.pairs(part, parts)
+                for row in zip(*(column.tolist() for column in chunk), strict=True)
+            ]
+            assert sorted(got) == sorted(expected.get(part, []))
+    finally:
+        candidates_module.PAIRS_PER_CHUNK = original
