@@ -572,12 +572,15 @@ def test_passages_of_many_pairs_at_once_are_each_pairs_alone() -> None:
     assert [(s.a.tolist(), s.b.tolist(), s.hashes.tolist()) for s in seeds] == [
         (s.a.tolist(), s.b.tolist(), s.hashes.tolist()) for s in alone
     ]
-    together = passages.align_seeds_each(
-        [(s, a.units, b.units) for s, (a, b) in zip(seeds, asked, strict=True)], options
-    )
+    asked_seeds = [(s, a.units, b.units) for s, (a, b) in zip(seeds, asked, strict=True)]
+    together = passages.align_seeds_each(asked_seeds, options)
     each = [
         passages.align_seeds(s, a.units, b.units, options)
         for s, (a, b) in zip(seeds, asked, strict=True)
     ]
     assert together == each
     assert sum(map(bool, together)) >= 5  # most pairs share passages
+    # in batches of a few documents' units, or a pair at a time (each on its own documents)
+    for most in (1, 600, 2_000):
+        with patch.object(passages, "_BATCH_UNITS", most):
+            assert passages.align_seeds_each(asked_seeds, options) == each

@@ -587,54 +587,90 @@ def align_seeds(seeds: Seeds, ua: Units, ub: Units, options: AlignOptions) -> li
 def align_seeds_each(
     asked: Sequence[tuple[Seeds, Units, Units]], options: AlignOptions
 ) -> list[list[Passage]]:
-    """:func:`align_seeds` of many pairs: their exact runs are found together, over
-    the symbols of all their documents laid end to end (each document once)."""
+    """:func:`align_seeds` of many pairs: the exact runs of a batch of pairs are found
+    together, over the symbols of their documents laid end to end (each once)."""
     found: list[list[Passage]] = [[] for _ in asked]
     live = [i for i, (seeds, _, _) in enumerate(asked) if len(seeds)]
-    if not live:
-        return found
+    for batch in _batches([asked[i][1:] for i in live]):
+        pairs = [asked[live[j]] for j in batch]
+        for j, groups in zip(batch, _runs_together(pairs, options), strict=True):
+            seeds, ua, ub = asked[live[j]]
+            found[live[j]] = _passages(groups, seeds, ua, ub, options)
+    return found
+
+
+#: Units of the documents of one batch of pairs at most, laid end to end (a copy of
+#: their symbols, 8 bytes a unit); a pair with more is compared on its own documents.
+_BATCH_UNITS = 1 << 20
+
+
+def _batches(documents: list[tuple[Units, Units]]) -> list[list[int]]:
+    """Consecutive pairs whose distinct documents hold at most _BATCH_UNITS units
+    together (a larger pair alone)."""
+    batches: list[list[int]] = []
+    placed: set[int] = set()
+    held = 0
+    for j, pair in enumerate(documents):
+        new = {id(units): len(units) for units in pair if id(units) not in placed}
+        if batches and held + sum(new.values()) > _BATCH_UNITS:
+            batches.append([])
+            placed, held = set(), 0
+            new = {id(units): len(units) for units in pair}
+        if not batches:
+            batches.append([])
+        batches[-1].append(j)
+        placed.update(new)
+        held += sum(new.values())
+    return batches
+
+
+def _runs_together(
+    pairs: list[tuple[Seeds, Units, Units]], options: AlignOptions
+) -> list[list[list[tuple[int, int, int]]]]:
+    """For each pair, its chains' exact runs (:func:`_exact_runs_each`); one pair is
+    compared on its own documents, several on their documents laid end to end."""
     k, gap = options.k, options.gap
-    reach = 2 * gap + k
-    placed: dict[int, int] = {}  # id of a document's units -> where they begin in `every`
-    symbols: list[np.ndarray] = []
-    size = 0
-    bases = np.zeros((2, len(live)), dtype=np.int64)
-    lengths = np.zeros((2, len(live)), dtype=np.int64)
-    for j, i in enumerate(live):
-        for side, units in enumerate(asked[i][1:]):
-            if id(units) not in placed:
-                placed[id(units)] = size
-                symbols.append(units.symbols)
-                size += len(units)
-            bases[side, j] = placed[id(units)]
-            lengths[side, j] = len(units)
-    every = symbols[0] if len(symbols) == 1 else np.concatenate(symbols)
-    seeds_a = np.concatenate([asked[i][0].a for i in live])
-    seeds_b = np.concatenate([asked[i][0].b for i in live])
+    if len(pairs) == 1:
+        _, ua, ub = pairs[0]
+        zero = np.zeros(1, dtype=np.int64)
+        symbols, bases = (ua.symbols, ub.symbols), (zero, zero)
+    else:
+        placed: dict[int, int] = {}  # id of a document's units -> where they begin
+        parts: list[np.ndarray] = []
+        size = 0
+        starts = np.zeros((2, len(pairs)), dtype=np.int64)
+        for j, (_, *documents) in enumerate(pairs):
+            for side, units in enumerate(documents):
+                if id(units) not in placed:
+                    placed[id(units)] = size
+                    parts.append(units.symbols)
+                    size += len(units)
+                starts[side, j] = placed[id(units)]
+        every = np.concatenate(parts)
+        symbols, bases = (every, every), (starts[0], starts[1])
+    lengths = (
+        np.array([len(ua) for _, ua, _ in pairs], dtype=np.int64),
+        np.array([len(ub) for _, _, ub in pairs], dtype=np.int64),
+    )
     chains: list[list[int]] = []
-    chain_cuts = [0]
+    cuts = [0]
     seen = 0
-    for i in live:
-        seeds = asked[i][0]
+    for seeds, _, _ in pairs:
         chains.extend(chain_seeds(seeds.a, seeds.b, k, gap, seen))
         seen += len(seeds)
-        chain_cuts.append(len(chains))
-    chain_pair = np.repeat(np.arange(len(live)), np.diff(chain_cuts))
+        cuts.append(len(chains))
     groups = _exact_runs_each(
-        (every, every),
-        (bases[0], bases[1]),
-        (lengths[0], lengths[1]),
-        seeds_a,
-        seeds_b,
+        symbols,
+        bases,
+        lengths,
+        np.concatenate([seeds.a for seeds, _, _ in pairs]),
+        np.concatenate([seeds.b for seeds, _, _ in pairs]),
         chains,
-        chain_pair,
+        np.repeat(np.arange(len(pairs)), np.diff(cuts)),
         k,
-        reach,
+        2 * gap + k,
     )
-    for j, i in enumerate(live):
-        seeds, ua, ub = asked[i]
-        found[i] = _passages(groups[chain_cuts[j] : chain_cuts[j + 1]], seeds, ua, ub, options)
-    return found
+    return [groups[lo:hi] for lo, hi in pairwise(cuts)]
 
 
 def _passages(
