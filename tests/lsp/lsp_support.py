@@ -345,6 +345,19 @@ async def ready(client: DoubletClient) -> dict:
         await asyncio.sleep(0.05)
 
 
+async def indexed(client: DoubletClient, documents: int) -> dict:
+    """Wait until the server's index holds ``documents`` documents; its status. A burst
+    of files can reach it in two refreshes (the second after the first one's news)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + TIMEOUT
+    while True:
+        current = await status(client)
+        if current["documents"] == documents:
+            return current
+        assert loop.time() < deadline, f"not {documents} documents after {TIMEOUT} s: {current}"
+        await asyncio.sleep(0.05)
+
+
 # --- text and positions --------------------------------------------------------------------
 
 
