@@ -467,18 +467,23 @@ FINGERPRINT_LISTS = st.lists(
     pairs=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=8),
     reach=st.integers(0, 30),
     least=st.integers(1, 4),
+    small_pair=st.sampled_from([0, 30, 4096]),
 )
 def test_seeds_of_many_pairs_at_once_are_each_pairs_as_specified(
     documents: list[list[tuple[int, int]]],
     pairs: list[tuple[int, int]],
     reach: int,
     least: int,
+    small_pair: int,
 ) -> None:
     """A batch of pairs (documents in several pairs, a document against itself, hashes
-    above 2^63 and repeated) gives each pair the seeds it has alone."""
+    above 2^63 and repeated; short pairs searched together, long ones alone, or a mix)
+    gives each pair the seeds it has alone."""
     prints = [_fingerprints(d) for d in documents]
     asked = [(prints[a % len(prints)], prints[b % len(prints)]) for a, b in pairs]
-    pair, at_a, at_b, hashes = passages.shared_seeds_each(asked)
+    with patch.object(passages, "SMALL_PAIR", small_pair):
+        pair, at_a, at_b, hashes = passages.shared_seeds_each(asked)
+    assert (np.diff(pair) >= 0).all()  # sorted by pair: find_seeds_each cuts them so
     keep = passages.dense_seeds(at_a, at_b, reach, least, pair)
     for p, (fa, fb) in enumerate(asked):
         mine = pair == p

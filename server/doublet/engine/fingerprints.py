@@ -8,6 +8,7 @@ fingerprints is small (density about 2 / (w + 1)) yet any shared run of at least
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import pairwise
 
 import numpy as np
@@ -27,6 +28,13 @@ class Fingerprints:
 
     def __len__(self) -> int:
         return int(self.hashes.shape[0])
+
+    @cached_property
+    def by_hash(self) -> tuple[np.ndarray, np.ndarray]:
+        """(order, hashes[order]): the fingerprints sorted by hash, computed once (a
+        long document asked against many others is searched, not sorted, each time)."""
+        order = np.argsort(self.hashes, kind="stable")
+        return order, self.hashes[order]
 
     @staticmethod
     def empty(k: int) -> Fingerprints:

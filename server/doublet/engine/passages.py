@@ -122,6 +122,12 @@ def shared_seeds(fa: Fingerprints, fb: Fingerprints) -> tuple[np.ndarray, np.nda
     return at_a, at_b, hashes
 
 
+#: A pair with more fingerprints than this (both sides) is searched on its own: its
+#: documents' sorted hashes are kept (``Fingerprints.by_hash``), where a batch would
+#: copy and sort a long document again for every pair it is in.
+SMALL_PAIR = 4096
+
+
 def shared_seeds_each(
     prints: Sequence[tuple[Fingerprints, Fingerprints]],
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -129,19 +135,59 @@ def shared_seeds_each(
     hash), sorted by pair, then A, then B: each pair's are :func:`shared_seeds`.
 
     A scan aligns tens of thousands of short pairs, and thirty numpy calls a pair
-    cost more than the work. So all pairs are searched at once: each hash is
-    renamed by its rank among the batch's hashes, which leaves room to pack the
-    pair's number above it in one 64-bit key.
+    cost more than the work. So short pairs are searched all at once (each hash
+    renamed by its rank among theirs, which leaves room to pack the pair's number
+    above it in one 64-bit key); long ones one at a time.
     """
+    small = [p for p, (fa, fb) in enumerate(prints) if len(fa) + len(fb) <= SMALL_PAIR]
+    found = [_shared_together([prints[p] for p in small], np.array(small, dtype=np.int64))]
+    if len(small) < len(prints):
+        alone = sorted(set(range(len(prints))) - set(small))
+        found += [_shared_alone(*prints[p], p) for p in alone]
+        pair, at_a, at_b, hashes = (np.concatenate(column) for column in zip(*found, strict=True))
+        order = np.argsort(pair, kind="stable")  # each pair's own order kept
+        return pair[order], at_a[order], at_b[order], hashes[order]
+    return found[0]
+
+
+def _no_seeds() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    empty = np.zeros(0, dtype=np.int64)
+    return empty, empty, empty, np.zeros(0, dtype=np.uint64)
+
+
+def _hashes(arrays: list[np.ndarray]) -> np.ndarray:
+    """Hashes of several fingerprints end to end, as 64-bit unsigned integers (a mix
+    of signed and unsigned arrays would otherwise become floating point)."""
+    if len(arrays) == 1 and arrays[0].dtype == np.uint64:
+        return arrays[0]
+    return np.concatenate(arrays, dtype=np.uint64, casting="unsafe")
+
+
+def _shared_alone(
+    fa: Fingerprints, fb: Fingerprints, pair: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The shared fingerprints of one pair, numbered ``pair``, each side sorted once."""
+    if len(fa) == 0 or len(fb) == 0:
+        return _no_seeds()
+    order_a, sorted_a = fa.by_hash
+    order_b, sorted_b = fb.by_hash
+    sorted_a, sorted_b = _hashes([sorted_a]), _hashes([sorted_b])
+    return _matched(
+        sorted_a, sorted_b, order_a, order_b, fa.positions, fb.positions, sorted_a, pair
+    )
+
+
+def _shared_together(
+    prints: Sequence[tuple[Fingerprints, Fingerprints]], numbers: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The shared fingerprints of many pairs (numbered ``numbers``) in one search."""
     count_a = np.array([len(fa) for fa, _ in prints], dtype=np.int64)
     count_b = np.array([len(fb) for _, fb in prints], dtype=np.int64)
     na, nb = int(count_a.sum()), int(count_b.sum())
-    empty = np.zeros(0, dtype=np.int64)
     if na == 0 or nb == 0:
-        return empty, empty, empty, np.zeros(0, dtype=np.uint64)
-    hashes_a = np.concatenate([fa.hashes for fa, _ in prints])
-    numbers = np.arange(len(prints), dtype=np.int64)
-    both = np.concatenate((hashes_a, *(fb.hashes for _, fb in prints)))
+        return _no_seeds()
+    hashes_a = _hashes([fa.hashes for fa, _ in prints])
+    both = np.concatenate((hashes_a, _hashes([fb.hashes for _, fb in prints])))
     order = np.argsort(both)
     new = np.empty(both.shape[0], dtype=bool)
     new[0] = True
@@ -154,28 +200,56 @@ def shared_seeds_each(
     key_b = np.repeat(numbers << 32, count_b) | rank[na:]
     order_a = np.argsort(key_a, kind="stable")
     order_b = np.argsort(key_b, kind="stable")
-    sorted_a, sorted_b = key_a[order_a], key_b[order_b]
+    return _matched(
+        key_a[order_a],
+        key_b[order_b],
+        order_a,
+        order_b,
+        np.concatenate([fa.positions for fa, _ in prints]),
+        np.concatenate([fb.positions for _, fb in prints]),
+        hashes_a[order_a],
+        np.repeat(numbers, count_a)[order_a],
+    )
+
+
+def _matched(
+    sorted_a: np.ndarray,
+    sorted_b: np.ndarray,
+    order_a: np.ndarray,
+    order_b: np.ndarray,
+    positions_a: np.ndarray,
+    positions_b: np.ndarray,
+    hashes: np.ndarray,
+    pair: np.ndarray | int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every (pair, position in A, position in B, hash) of equal keys, where ``sorted_a``
+    and ``sorted_b`` are both sides' keys sorted (``order_*`` their places among the
+    positions), ``hashes`` and ``pair`` (one, or one per key) A's in sorted order;
+    sorted by pair, then A, then B. Keys that occur more than MAX_SEED_PRODUCT times
+    over (in A times in B) are repetitive filler, not evidence."""
     lo = np.searchsorted(sorted_b, sorted_a, side="left")
     count = np.searchsorted(sorted_b, sorted_a, side="right") - lo
     if not count.any():
-        return empty, empty, empty, np.zeros(0, dtype=np.uint64)
-    # occurrences of the same hash in A: sorted_a is grouped, so count runs
-    run_start = np.ones(na, dtype=bool)
+        return _no_seeds()
+    # occurrences of the same key in A: sorted_a is grouped, so count runs
+    run_start = np.ones(sorted_a.shape[0], dtype=bool)
     np.not_equal(sorted_a[1:], sorted_a[:-1], out=run_start[1:])
     run_id = np.cumsum(run_start) - 1
     repeats_a = np.bincount(run_id)[run_id]
     count[repeats_a * count > MAX_SEED_PRODUCT] = 0
     total = int(count.sum())
     if total == 0:
-        return empty, empty, empty, np.zeros(0, dtype=np.uint64)
-    which_a = order_a[np.repeat(np.arange(na), count)]
+        return _no_seeds()
+    which = np.repeat(np.arange(sorted_a.shape[0]), count)
     within = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
-    which_b = order_b[np.repeat(lo, count) + within]
-    pair = np.repeat(numbers, count_a)[which_a]
-    at_a = np.concatenate([fa.positions for fa, _ in prints])[which_a]
-    at_b = np.concatenate([fb.positions for _, fb in prints])[which_b]
+    at_a = positions_a[order_a[which]]
+    at_b = positions_b[order_b[np.repeat(lo, count) + within]]
+    if isinstance(pair, int):
+        order = np.lexsort((at_b, at_a))
+        return np.full(total, pair, dtype=np.int64), at_a[order], at_b[order], hashes[which][order]
+    pair = pair[which]
     order = np.lexsort((at_b, at_a, pair))
-    return pair[order], at_a[order], at_b[order], hashes_a[which_a][order]
+    return pair[order], at_a[order], at_b[order], hashes[which][order]
 
 
 def _clustered(groups: np.ndarray, positions: np.ndarray, reach: int, min_seeds: int) -> np.ndarray:
@@ -184,7 +258,7 @@ def _clustered(groups: np.ndarray, positions: np.ndarray, reach: int, min_seeds:
     (group, position) integers a step into another group is longer than any reach."""
     packed = groups.astype(np.int64)
     packed <<= 32
-    np.bitwise_or(packed, positions, out=packed, casting="unsafe")
+    packed |= positions.astype(np.int64, copy=False)
     order = np.argsort(packed)
     packed = packed[order]
     step = packed[1:] - packed[:-1]
