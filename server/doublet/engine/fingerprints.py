@@ -33,8 +33,9 @@ class Fingerprints:
     def by_hash(self) -> tuple[np.ndarray, np.ndarray]:
         """(order, hashes[order]): the fingerprints sorted by hash, computed once (a
         long document asked against many others is searched, not sorted, each time)."""
-        order = np.argsort(self.hashes, kind="stable")
-        return order, self.hashes[order]
+        hashes = self.hashes.astype(np.uint64, copy=False)  # as every search compares them
+        order = np.argsort(hashes, kind="stable")
+        return order, hashes[order]
 
     @staticmethod
     def empty(k: int) -> Fingerprints:

@@ -171,7 +171,6 @@ def _shared_alone(
         return _no_seeds()
     order_a, sorted_a = fa.by_hash
     order_b, sorted_b = fb.by_hash
-    sorted_a, sorted_b = _hashes([sorted_a]), _hashes([sorted_b])
     return _matched(
         sorted_a, sorted_b, order_a, order_b, fa.positions, fb.positions, sorted_a, pair
     )
