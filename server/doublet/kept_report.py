@@ -32,6 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 import doublet
 from doublet import index_store, scan_store
 from doublet.config import Config
@@ -126,7 +128,9 @@ def save(root: Path, key: bytes, report: KeptReport) -> None:
     cannot be written."""
     data = {
         "key": key,
-        "text": report.text.encode("utf-8", "surrogatepass"),
+        # as an array, the text goes to the file as it is (bytes would be copied into
+        # the file's head first: 30 MB more at the end of a 100,000-document scan)
+        "text": np.frombuffer(report.text.encode("utf-8", "surrogatepass"), np.uint8),
         "warnings": report.warnings,
         "summary": report.summary,
     }

@@ -270,7 +270,7 @@ class Workspace:
                 saving = _Saving(self.lock, index)
                 self._readable = None
                 if batch:
-                    index.fold_pending()
+                    index.fold_pending(heap.give_back)  # else the freed stays resident
             stored: index_store.Readable | None = {} if batch else None
             path = index_store.save(index, self.root, shards=shards, lock=saving, readable=stored)
             with self.lock:
@@ -790,7 +790,9 @@ class Workspace:
             heap.give_back()  # what keying freed, before the selection's peak
         if found is None and keep and not on_cluster():
             with threaded_parts(parallel) as (each, times):  # a big scan: every core
-                found = select_all(self.index, max_docs, _Stamp.digest_of, each, times)
+                found = select_all(
+                    self.index, max_docs, _Stamp.digest_of, each, times, heap.give_back
+                )
         if found is None:  # on a cluster, the whole folder's selection is made there
             store.selection = None
             return select_candidates(self.index, max_docs, threaded=parallel)

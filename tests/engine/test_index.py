@@ -735,3 +735,65 @@ def test_pending_postings_are_folded_in_place_unless_removed_ones_are_held(monke
     index.add("d1.txt", document("d1.txt", texts["d2.txt"]).keys, PROSE)
     index.fold_pending()
     assert index._tables[FINGERPRINTS].holds_pending()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 9), max_size=8),
+    every=st.sampled_from([1, 3, 1 << 22]),
+    seed=st.integers(0, 2**16),
+)
+def test_segments_joined_let_go_of_each_part_and_give_back_as_asked(sizes, every, seed):
+    """``_Segment.of`` empties the list it is given (each part let go of once copied,
+    so its memory can be given back while the whole is filled), calls ``between``
+    after every ``GIVE_BACK_EVERY`` postings and once at the end, and sorts the same."""
+    rng = np.random.default_rng(seed)
+    parts = [
+        index_module._Segment(
+            rng.integers(0, 2**32, size, dtype=np.uint32),
+            rng.integers(0, 2**32, size, dtype=np.uint32),
+        )
+        for size in sizes
+    ]
+    want = sorted(
+        (k, p)
+        for part in parts
+        for k, p in zip(part.keys.tolist(), part.positions.tolist(), strict=True)
+    )
+    calls = []
+    original = index_module.GIVE_BACK_EVERY
+    index_module.GIVE_BACK_EVERY = every
+    try:
+        joined = index_module._Segment.of(parts, lambda: calls.append(len(parts)))
+    finally:
+        index_module.GIVE_BACK_EVERY = original
+    assert parts == []
+    assert list(zip(joined.keys.tolist(), joined.positions.tolist(), strict=True)) == want
+    assert calls[-1] == 0  # the last call after every part was let go of
+    if every == 1:  # after each part that copied any, then at the end
+        assert len(calls) == sum(1 for size in sizes if size) + 1
+    if every > len(want):
+        assert calls == [0]
+
+
+def test_a_batch_fold_gives_back_as_it_sorts_and_holds_no_pending_postings() -> None:
+    """A scan's save folds what it added, its pending arrays let go of (not kept
+    beside the sorted copy) and ``between`` called meanwhile; the postings the same as
+    an editor's fold, which sorts what is pending and keeps adding after."""
+    texts = {f"d{i}.txt": " ".join(UNRELATED_SENTENCES[i : i + 6]) for i in range(4)}
+    folded, merged = Index(), Index()
+    for name, text in texts.items():
+        folded.add(name, document(name, text).keys, PROSE)
+        merged.add(name, document(name, text).keys, PROSE)
+    for table in merged._tables.values():  # an editor's: what is pending sorted as asked
+        table._delta_segment()
+    pending = [kind for kind in KINDS if len(folded._tables[kind]._pending)]
+    calls = []
+    folded.fold_pending(lambda: calls.append(1))
+    merged.fold_pending()
+    assert len(pending) >= 2 and len(calls) >= len(pending)  # once a kind at least
+    for kind in KINDS:
+        assert not folded._tables[kind].holds_pending()
+        assert len(folded._tables[kind]._pending) == 0
+        got = [a.tolist() for a in folded.live_postings(kind)]
+        assert got == [a.tolist() for a in merged.live_postings(kind)]

@@ -97,7 +97,7 @@ SENTENCE_PAIRING = 30
 #: candidates: past this, the pairs of documents are taken a part at a time, so that
 #: memory stays about 16 bytes a seed times this (the seeds of the 100,000-document
 #: folder need 1.4 GB at once).
-PAIRS_PER_PART = 8_000_000
+PAIRS_PER_PART = 4_000_000
 #: Pairs of postings made at once (:meth:`_Postings.pairs`): the 24.7 million of the
 #: 100,000-document folder's sentence keys were made a size of key at a time, 875,000
 #: keys of two postings in one go, in each part.
@@ -387,6 +387,7 @@ def all_candidates(
     seen: Seen | None = None,
     each: Callable[[Callable[[int], Any], Iterable[int]], Iterable[Any]] = map,
     parts_times: int = 1,
+    between: Callable[[], None] = lambda: None,
 ) -> tuple[list[Candidate], np.ndarray]:
     """Every pair of indexed documents worth aligning, and the fingerprint keys to ignore
     (boilerplate and templates) when aligning them; ``seen`` notes what selecting them
@@ -395,7 +396,8 @@ def all_candidates(
     The pairs are made in parts (``parts_times`` times as many as one at a time
     needs), each part's by ``each(function, parts)``, in order: a thread pool's ``map``
     makes several at once (most of a part's work is numpy's sorting and indexing,
-    which lets other threads run)."""
+    which lets other threads run). ``between`` is called once a kind of key is done
+    with (its postings let go of): a caller may give the memory back there."""
     entries = {e.id: e for e in index.entries()}
     if len(entries) < 2:
         return [], np.zeros(0, np.uint32)
@@ -424,6 +426,8 @@ def all_candidates(
     del reworded
     pair_ids = np.concatenate([ids for ids, _ in found_parts])  # each pair in one part
     seeds = np.concatenate([counts for _, counts in found_parts])
+    del found_parts
+    between()
 
     given = _keys_held_by(index, FINGERPRINTS, templates)
     digests = set_digests(
@@ -449,6 +453,7 @@ def all_candidates(
         here = np.flatnonzero(sentence_part == part)
         shares[here] = _isin_sorted(pair_ids[here], sharing)
     del copied, dense_part
+    between()
     _sentence_evidence(evidence, pair_ids, seeds, shares, n, entries.__getitem__)
     given = _keys_held_by(index, LEXICON, templates)
     said = _Postings.of(*index.live_postings(LEXICON, keep=held_by_several))

@@ -262,14 +262,15 @@ def select_all(
     digest_of: DigestOf,
     each: Callable[[Callable[[int], Any], Iterable[int]], Iterable[Any]] = map,
     parts_times: int = 1,
+    between: Callable[[], None] = lambda: None,
 ) -> Selection:
-    """The whole folder's selection (all_candidates, its parts of pairs made by ``each``)
-    and its basis."""
+    """The whole folder's selection (all_candidates, its parts of pairs made by ``each``;
+    ``between`` called between its kinds of keys) and its basis."""
     entries = index.live_entries()
     held = limits(len(entries), max_docs)
     floors = {kind: _floor(limit[0]) for kind, limit in held.items()}
     seen = Seen(floors)
-    candidates, ignored = all_candidates(index, max_docs, seen, each, parts_times)
+    candidates, ignored = all_candidates(index, max_docs, seen, each, parts_times, between)
     if len(entries) < 2 or min(floors.values()) < 1:
         return Selection(candidates, ignored)
     kinds = {}
