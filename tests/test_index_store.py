@@ -48,3 +48,27 @@ def test_a_stamp_that_is_no_tuple_is_empty_and_its_neighbours_are_kept() -> None
 def test_ends_that_do_not_cut_the_stamps_are_damage(ends: list) -> None:
     with pytest.raises(ValueError):
         PackedStamps(b"\x93\x01\x02\x03\x01\x02", np.array(ends, dtype="<u8"))
+
+
+def test_rows_made_as_they_are_written_are_the_same_file_as_a_list(tmp_path) -> None:
+    """A list given as ``Rows`` (each row made as it is packed, then let go of) writes
+    the very bytes the list itself does, and reads back as the list; rows fewer than
+    announced are an error, not a file that reads wrong."""
+    rows = [[i, i * 7, b"x" * i, [[i, "a"], [2.5, None]]] for i in range(40)]
+    arrays = np.arange(12, dtype=np.uint32)
+    plain = {"before": arrays, "pairs": rows, "after": "end"}
+    streamed = index_store.Rows(len(rows), lambda: iter(rows))
+    made = {"before": arrays, "pairs": streamed, "after": "end"}
+    for folder in "abc":
+        (tmp_path / folder).mkdir()
+    index_store.write_checked(tmp_path / "a", "f.msgpack", plain, b"TEST", 1)
+    index_store.write_checked(tmp_path / "b", "f.msgpack", made, b"TEST", 1)
+    written = (tmp_path / "a" / ".doublet" / "f.msgpack").read_bytes()
+    assert (tmp_path / "b" / ".doublet" / "f.msgpack").read_bytes() == written
+    back = index_store.read_checked(tmp_path / "b" / ".doublet" / "f.msgpack", b"TEST", 1)
+    assert back["pairs"] == rows and back["after"] == "end"
+    assert back["before"].tolist() == arrays.tolist()
+    short = {"pairs": index_store.Rows(len(rows) + 1, lambda: iter(rows))}
+    with pytest.raises(ValueError):
+        index_store.write_checked(tmp_path / "c", "f.msgpack", short, b"TEST", 1)
+    assert not (tmp_path / "c" / ".doublet" / "f.msgpack").exists()

@@ -37,7 +37,7 @@ import threading
 import time
 import weakref
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -209,6 +209,27 @@ def _aligned(size: int) -> int:
     return -(-size // _ALIGN) * _ALIGN
 
 
+@dataclass(frozen=True)
+class Rows:
+    """A list to save (:func:`write_checked`) made a row at a time as it is written:
+    each row packed, then let go of, so that the rows of a big list (a scan's
+    100,000 pairs, as nested lists) are never all held at once. Read back, a list."""
+
+    count: int
+    rows: Callable[[], Iterator[object]]
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[object]:
+        made = 0
+        for row in self.rows():
+            made += 1
+            yield row
+        if made != self.count:
+            raise ValueError(f"{made} rows made, {self.count} announced")
+
+
 def _write_payload(
     out: _HashingWriter, data: dict, version: int, at: int, placed: _Placed | None = None
 ) -> None:
@@ -236,11 +257,24 @@ def _write_payload(
         offset += _aligned(raw.nbytes)
         return msgpack.ExtType(_ARRAY, where)
 
-    head = msgpack.packb({"version": version, **data}, use_bin_type=True, default=raw_array)
-    out.write(len(head).to_bytes(8, "little") + head)
-    out.write(bytes(_aligned(at + 8 + len(head)) - (at + 8 + len(head))))
+    packer = msgpack.Packer(use_bin_type=True, default=raw_array)
+    full = {"version": version, **data}
+    head = [packer.pack_map_header(len(full))]  # what packb of ``full`` gives, in pieces
+    for key, value in full.items():
+        head.append(packer.pack(key))
+        if isinstance(value, Rows):  # each row packed as it is made, then let go of
+            head.append(packer.pack_array_header(len(value)))
+            head.extend(packer.pack(row) for row in value)
+        else:
+            head.append(packer.pack(value))
+    length = sum(len(piece) for piece in head)
+    out.write(length.to_bytes(8, "little"))
+    for piece in head:
+        out.write(piece)
+    del head
+    out.write(bytes(_aligned(at + 8 + length) - (at + 8 + length)))
     if placed is not None:
-        placed.raw_start = _aligned(at + 8 + len(head))
+        placed.raw_start = _aligned(at + 8 + length)
     for raw in arrays:
         out.write(memoryview(raw).cast("B"))
         out.write(bytes(_aligned(raw.nbytes) - raw.nbytes))

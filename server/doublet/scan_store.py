@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -154,17 +154,22 @@ class ScanStore:
         """Write the store beside the index (atomically); a failure is only logged: the
         next scan then aligns every pair again."""
         names: dict[str, int] = {}
-        rows = []
-        for (a, b), (basis, pair) in self.outcomes.items():
-            ia, ib = names.setdefault(a, len(names)), names.setdefault(b, len(names))
-            rows.append([ia, ib, *basis, pair if isinstance(pair, list) else _plain(pair)])
+        for a, b in self.outcomes:
+            names.setdefault(a, len(names))
+            names.setdefault(b, len(names))
+
+        def rows() -> Iterator[list]:  # made as written: not all held at once
+            for (a, b), (basis, pair) in self.outcomes.items():
+                plain = pair if isinstance(pair, list) else _plain(pair)
+                yield [names[a], names[b], *basis, plain]
+
         data = {
             "doublet": doublet.__version__,
             "settings": self.settings,
             "state": self.state,
             "limit": self.limit,
             "names": [name.encode("utf-8", "surrogateescape") for name in names],
-            "pairs": rows,
+            "pairs": index_store.Rows(len(self.outcomes), rows),
             "selection": None if self.selection is None else as_data(self.selection),
         }
         try:

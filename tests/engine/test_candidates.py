@@ -519,12 +519,14 @@ def _plain_postings(keys: np.ndarray, docs: np.ndarray, ignored: np.ndarray) -> 
     st.lists(st.tuples(st.integers(0, 5), st.integers(0, 2), st.integers(0, 50)), max_size=80),
     st.sets(st.integers(0, 6), max_size=3),
     st.sampled_from([1, 2, 3, 7, 1 << 20]),
+    st.booleans(),
 )
 def test_postings_without_keys_follow_the_plain_rule(
-    postings: list[tuple[int, int, int]], ignored: set[int], slice_size: int
+    postings: list[tuple[int, int, int]], ignored: set[int], slice_size: int, own: bool
 ) -> None:
     """Counted a slice at a time (any slice size), the same runs, counts, documents and
-    kept postings as the rule taken one posting at a time."""
+    kept postings as the rule taken one posting at a time; and the same when the kept
+    are moved in place (``own``), a slice at a time."""
     from doublet.engine import candidates as candidates_module
     from doublet.engine.candidates import _Postings
 
@@ -535,10 +537,13 @@ def test_postings_without_keys_follow_the_plain_rule(
     ignoring = np.array(sorted(ignored), dtype=np.uint32)
     original = candidates_module._SLICE
     candidates_module._SLICE = slice_size
+    given = (keys.copy(), docs.copy(), positions.copy()) if own else (keys, docs, positions)
     try:
-        found = _Postings.of(keys, docs, positions).without_keys(ignoring)
+        found = _Postings.of(*given).without_keys(ignoring, own=own)
     finally:
         candidates_module._SLICE = original
+    assert [r[0] for r in rows] == keys.tolist()  # what was given, unless own, as it was
+    assert [r[2] for r in rows] == positions.tolist()
     kept, starts, counts, documents = _plain_postings(keys, docs, ignoring)
     assert found.keys.tolist() == keys[kept].tolist()
     assert found.docs.tolist() == docs[kept].tolist()
@@ -599,7 +604,8 @@ def test_pairs_of_postings_in_parts_follow_the_plain_rule(
 ) -> None:
     """Each part gives the pairs of postings of one key in two documents whose ids sum to
     it modulo ``parts`` (any number of parts, a byte's worth or more; any chunk size),
-    doc a < doc b; together the parts give every pair once."""
+    doc a < doc b; together the parts give every pair once. With each pair's part made
+    once (``plan``; a byte each up to 127 parts), the same pairs in the same order."""
     from doublet.engine import candidates as candidates_module
     from doublet.engine.candidates import _Postings
 
@@ -618,6 +624,8 @@ def test_pairs_of_postings_in_parts_follow_the_plain_rule(
     original = candidates_module.PAIRS_PER_CHUNK
     candidates_module.PAIRS_PER_CHUNK = per_chunk
     try:
+        plan = found.plan(parts)
+        assert (plan.codes is None) == (parts >= 128)
         for part in sorted({0, parts - 1, *expected}):
             got = [
                 row
@@ -625,5 +633,11 @@ def test_pairs_of_postings_in_parts_follow_the_plain_rule(
                 for row in zip(*(column.tolist() for column in chunk), strict=True)
             ]
             assert sorted(got) == sorted(expected.get(part, []))
+            planned = [
+                row
+                for chunk in found.pairs(part, parts, plan)
+                for row in zip(*(column.tolist() for column in chunk), strict=True)
+            ]
+            assert planned == got
     finally:
         candidates_module.PAIRS_PER_CHUNK = original
