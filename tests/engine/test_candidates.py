@@ -468,6 +468,43 @@ def test_a_folder_taken_a_part_of_the_pairs_at_a_time_gives_the_same_candidates(
     assert threaded == whole and np.array_equal(ignored_threaded, ignored)
 
 
+@pytest.mark.parametrize("slice_size", [1, 7, 300])
+def test_postings_read_a_few_at_a_time_give_the_same_selection_and_notes(
+    monkeypatch: pytest.MonkeyPatch, slice_size: int
+) -> None:
+    """Keys left out of pairing are decided as a kind's postings are read, a slice at a
+    time: with slices of a few postings (a key's run cut across them), the same
+    candidates, ignored keys and notes for selecting again as read at once; a template
+    and a document repeating its text past MAX_REPEATS among them."""
+    from pathlib import Path
+
+    from doublet.engine import index as index_module
+    from doublet.engine.candidates import Seen
+    from doublet.sources import read_document
+
+    folder = Path(__file__).parents[1] / "data" / "clough-stevenson"
+    texts = {
+        path.name: read_document(path, path.read_bytes()) for path in sorted(folder.glob("*.txt"))
+    }
+    texts["repeats.txt"] = " ".join([texts["orig_taska.txt"][:400]] * 8)
+    index = Index()
+    for name, text in texts.items():
+        role = Role(template=True) if name == "orig_taskb.txt" else Role()
+        index.add(name, Document(name, text, PROSE).keys, PROSE, role)
+
+    def selected() -> tuple:
+        seen = Seen({"fingerprints": 3, "sentences": 3, "lexicon": 3})
+        found, ignored = all_candidates(index, max_docs=20, seen=seen)
+        counted = {kind: [a.tolist() for a in arrays] for kind, arrays in seen.counted.items()}
+        given = {kind: keys.tolist() for kind, keys in seen.given.items()}
+        return found, ignored.tolist(), counted, given
+
+    whole = selected()
+    monkeypatch.setattr(index_module, "_SLICE", slice_size)
+    assert selected() == whole
+    assert len(whole[0]) > 100 and whole[1] and whole[2]["sentences"][0]
+
+
 def test_a_part_of_the_pairs_without_any_pair_is_no_error(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two documents make one pair of documents, so all but one part are empty."""
     from doublet.engine import candidates as candidates_module

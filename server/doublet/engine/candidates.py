@@ -449,10 +449,22 @@ class Seen:
     )
 
     def note(self, kind: str, postings: _Postings, given: np.ndarray) -> None:
+        """Note a kind's postings held by several documents; given a slice of keys at a
+        time (in key order), each is added to the last."""
         common = postings.documents > self.floors[kind]
         keys = postings.keys[postings.starts[common]]
-        self.counted[kind] = (keys, postings.documents[common].astype(np.int64))
+        counts = postings.documents[common].astype(np.int64)
+        if kind in self.counted:  # the next slice
+            keys = np.concatenate([self.counted[kind][0], keys])
+            counts = np.concatenate([self.counted[kind][1], counts])
+        self.counted[kind] = (keys, counts)
         self.given[kind] = given
+
+    def noting(self, kind: str, given: np.ndarray) -> Callable[[_Postings], None]:
+        """:meth:`note` of ``kind``'s slices, nothing noted of it so far."""
+        self.counted[kind] = (np.zeros(0, np.uint32), np.zeros(0, np.int64))
+        self.given[kind] = given
+        return partial(self.note, kind, given=given)
 
 
 def all_candidates(
@@ -488,15 +500,12 @@ def all_candidates(
     # folder of 100,000 documents makes tens of millions), and the sentence keys'
     # postings are let go before the fingerprints' are taken. Only keys that several
     # documents hold are taken at all: a key of one document pairs nothing (a third
-    # of the sentence keys' postings, three fifths of the fingerprints'); the keys
+    # of the sentence keys' postings, three fifths of the fingerprints'), nor is a key
+    # left out of pairing (_paired: decided as the postings are read); the keys
     # templates hold and each document's set of keys are read in passes of their own.
     given = _keys_held_by(index, SENTENCES, templates)
-    reworded = _Postings.of(*index.live_postings(SENTENCES, keep=held_by_several))
-    if seen is not None:
-        seen.note(SENTENCES, reworded, given)
-    reworded = reworded.without_keys(
-        _left_out(reworded, given, min(pairing, SENTENCE_PAIRING)), own=True
-    )
+    noted = seen.noting(SENTENCES, given) if seen is not None else None
+    reworded = _paired(index, SENTENCES, given, min(pairing, SENTENCE_PAIRING), noted)
     parts = _parts(reworded.pair_count()) * parts_times
     plan = reworded.plan(parts) if parts > 1 else None
     seeds_of_part = partial(_sentence_seeds_of_part, reworded, n, parts, plan)
@@ -511,13 +520,19 @@ def all_candidates(
     digests = set_digests(
         lambda: ((keys, owners) for keys, owners, _ in index.live_slices(FINGERPRINTS)), n, given
     )
-    copied = _Postings.of(*index.live_postings(FINGERPRINTS, keep=held_by_several))
-    ignored = _left_out(copied, given, max_docs)
+    boilerplate = [given]  # the keys aligning ignores: templates', and past max_docs
+    noted_copied = seen.noting(FINGERPRINTS, given) if seen is not None else None
+
+    def note_fingerprints(held: _Postings) -> None:
+        boilerplate.append(held.frequent(max_docs))
+        if noted_copied is not None:
+            noted_copied(held)
+
+    copied = _paired(index, FINGERPRINTS, given, pairing, note_fingerprints)
+    ignored = distinct(np.concatenate(boilerplate)).astype(np.uint32)
     if seen is not None:
-        seen.note(FINGERPRINTS, copied, given)
         seen.digests = digests
     identical = same_digest_pairs(*digests, n, pairing)
-    copied = copied.without_keys(_left_out(copied, given, pairing), own=True)
     for p in identical.tolist():
         evidence.setdefault(divmod(p, n), [0, 0, 0, 0])[3] = 1
     shares = np.zeros(pair_ids.shape[0], dtype=bool)  # the pair shares a fingerprint too
@@ -535,12 +550,34 @@ def all_candidates(
     between()
     _sentence_evidence(evidence, pair_ids, seeds, shares, n, entries.__getitem__)
     given = _keys_held_by(index, LEXICON, templates)
-    said = _Postings.of(*index.live_postings(LEXICON, keep=held_by_several))
-    if seen is not None:
-        seen.note(LEXICON, said, given)
-    said = said.without_keys(_left_out(said, given, pairing))
+    noted = seen.noting(LEXICON, given) if seen is not None else None
+    said = _paired(index, LEXICON, given, pairing, noted)
     _lexicon_evidence(evidence, _shared_keys(said, n), n)
     return _found_in(evidence, entries.__getitem__), ignored
+
+
+def _paired(
+    index: Index,
+    kind: str,
+    given: np.ndarray,
+    limit: int,
+    noted: Callable[[_Postings], None] | None,
+) -> _Postings:
+    """A kind's postings that selection pairs: of keys several documents hold, less the
+    keys left out (``given``, and those in more than ``limit`` documents) and a key's
+    postings past MAX_REPEATS in one document. Each is a question about one key, so it
+    is decided a slice of keys at a time as they are read (``noted`` sees each slice
+    first): what is left out is never held, nor are the whole kind's postings twice."""
+
+    def kept(slices: Iterator) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        for keys, docs, positions in held_by_several(slices):
+            held = _Postings.of(keys, docs, positions)
+            if noted is not None:
+                noted(held)
+            left = held.without_keys(_left_out(held, given, limit), own=True)
+            yield left.keys, left.docs, left.positions
+
+    return _Postings.of(*index.live_postings(kind, keep=kept))
 
 
 def _sentence_seeds_of_part(
