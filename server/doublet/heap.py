@@ -18,7 +18,10 @@ with a few live blocks near its top cannot shrink: the process stays at its
 high-water mark. Worker processes forked then share those dead pages too, and
 each page they touch is copied. On the 100,000-document folder the scan's
 processes held 1.9 GB together while aligning; given back (:func:`give_back`)
-before the workers start, 1.1–1.5 GB.
+before the workers start, 1.1–1.5 GB. Within a step too, where it lets go of big
+arrays while it makes others (the save's sort of each kind's postings, the
+selection's kinds of keys one after the other): otherwise what it let go of is
+still counted while the next is made.
 """
 
 from __future__ import annotations
