@@ -664,7 +664,7 @@ class _Table:
         self._middle = _Segment()
 
     def _merge_delta(self, between: Callable[[], None] | None = None) -> None:
-        if self._sorted == 0:  # none sorted yet (a scan's postings): freed as they are
+        if self._sorted == 0:  # none sorted yet (a scan's first fold): each let go once copied
             pending, self._pending = self._pending, _Pending()
             delta = _Segment.of(pending.taken(), between)
         else:
