@@ -505,6 +505,20 @@ def test_postings_read_a_few_at_a_time_give_the_same_selection_and_notes(
     assert len(whole[0]) > 100 and whole[1] and whole[2]["sentences"][0]
 
 
+def test_postings_without_their_keys_values_refuse_what_needs_them() -> None:
+    """Let go of, the keys' values are not silently taken for none."""
+    from doublet.engine.candidates import _Postings
+
+    keys = np.array([1, 1, 2, 2], dtype=np.uint32)
+    docs = np.array([0, 1, 0, 1], dtype=np.int32)
+    pairing = _Postings.of(keys, docs, np.arange(4, dtype=np.uint32)).without_key_values()
+    assert pairing.pair_count() == 2
+    with pytest.raises(ValueError):
+        pairing.frequent(1)
+    with pytest.raises(ValueError):
+        pairing.without_keys(np.zeros(0, np.uint32))
+
+
 def test_a_part_of_the_pairs_without_any_pair_is_no_error(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two documents make one pair of documents, so all but one part are empty."""
     from doublet.engine import candidates as candidates_module
@@ -670,9 +684,9 @@ def test_pairs_of_postings_in_parts_follow_the_plain_rule(
                 for row in zip(*(column.tolist() for column in chunk), strict=True)
             ]
             assert sorted(got) == sorted(expected.get(part, []))
-            planned = [
+            planned = [  # the keys' values are not needed to pair them
                 row
-                for chunk in found.pairs(part, parts, plan)
+                for chunk in found.without_key_values().pairs(part, parts, plan)
                 for row in zip(*(column.tolist() for column in chunk), strict=True)
             ]
             assert planned == got

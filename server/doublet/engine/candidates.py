@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial, reduce
 from typing import Any
 
@@ -259,8 +259,9 @@ class _Postings:
         ``own``: nothing else reads these postings' arrays, so those kept are moved to
         their front in place, not copied (a folder's sentence keys: 100 MB less)."""
         keys, docs = self.keys, self.docs
-        if not keys.shape[0]:
+        if not docs.shape[0]:
             return self
+        _check_key_values(keys, docs)
         # decided once per distinct key, then spread over its postings: one byte each
         keep = np.repeat(~_isin_sorted(keys[self.starts], distinct(ignored)), self.counts)
         # sorted by key and document, a posting is past the first MAX_REPEATS of its
@@ -276,8 +277,15 @@ class _Postings:
             return _Postings.of(*_kept_in_place(arrays, keep))
         return _Postings.of(keys[keep], docs[keep], self.positions[keep])
 
+    def without_key_values(self) -> _Postings:
+        """The same postings, their keys' values let go of: making pairs needs only where
+        each key's run starts, its documents and positions (a folder's sentence keys:
+        40 MB held while its parts are made). What asks for the values then fails."""
+        return replace(self, keys=np.zeros(0, self.keys.dtype))
+
     def frequent(self, limit: int) -> np.ndarray:
         """Keys found in more than ``limit`` documents (sorted)."""
+        _check_key_values(self.keys, self.docs)
         return self.keys[self.starts[self.documents > limit]]
 
     def pair_count(self) -> int:
@@ -372,6 +380,11 @@ class _Postings:
             codes = np.zeros(same.shape, np.uint8)
         codes[same] = SAME_DOCUMENT if codes.dtype == np.uint8 else -1
         return codes
+
+
+def _check_key_values(keys: np.ndarray, docs: np.ndarray) -> None:
+    if keys.shape[0] != docs.shape[0]:
+        raise ValueError("the keys' values were let go of (without_key_values)")
 
 
 def _kept_in_place(arrays: tuple[np.ndarray, ...], keep: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -577,7 +590,7 @@ def _paired(
             left = held.without_keys(_left_out(held, given, limit), own=True)
             yield left.keys, left.docs, left.positions
 
-    return _Postings.of(*index.live_postings(kind, keep=kept))
+    return _Postings.of(*index.live_postings(kind, keep=kept)).without_key_values()
 
 
 def _sentence_seeds_of_part(
