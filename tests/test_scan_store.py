@@ -9,6 +9,7 @@ import random
 import shutil
 from pathlib import Path
 
+import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -249,15 +250,25 @@ def test_after_any_changes_a_scan_with_the_store_equals_one_without(
         assert _scan_kept(root) == _scan_afresh(root)
 
 
+WRONG_OUTCOMES = {
+    "wrong-values": msgpack.packb(["many", None, 3, 4, "x", True, [["bad"]]]),
+    "too-few-values": msgpack.packb([1, 2, 3]),
+    "not-a-list": msgpack.packb({"a": 1}),
+    "not-msgpack": b"\xc1\xc1",
+    "cut-short": msgpack.packb([1, 2, 3, 4, [0.0, 0.0, 0.0, 0.5], False, []])[:-3],
+}
+
+
+@pytest.mark.parametrize("wrong", list(WRONG_OUTCOMES))
 def test_a_kept_pair_of_the_wrong_values_is_aligned_again(
-    root: Path, caplog: pytest.LogCaptureFixture
+    root: Path, caplog: pytest.LogCaptureFixture, wrong: str
 ) -> None:
     """A well-formed file (its checksum right) whose outcomes make no sense is not
     believed: every pair is aligned again, and the scan is what it would be."""
     first = _scan_kept(root)
     store = ScanStore.load(root)
     for key, (basis, _) in list(store.outcomes.items()):
-        store.outcomes[key] = (basis, ["many", None, 3, 4, "x", True, [["bad"]]])
+        store.outcomes[key] = (basis, WRONG_OUTCOMES[wrong])
     store.save(root)
     with caplog.at_level(logging.WARNING, logger="doublet.scan_store"):
         again = _scan_kept(root)

@@ -3,9 +3,11 @@
 The file is a magic line with the format version, a CRC-32 checksum of the
 payload, and the payload: a head in msgpack (the documents as columns, one array
 per field), then the postings' arrays as raw little-endian bytes, each named in
-the head by where it lies. Loading reads the file once and the arrays are views of
-what was read: unpacked from msgpack they were copied, which took a fifth of a
-second and doubled the memory of loading 100,000 documents. The checksum is there
+the head by where it lies. Loading reads the file once, front to back, each array
+straight into an allocation of its own: unpacked from msgpack they were copied,
+which took a fifth of a second and doubled the memory of loading 100,000
+documents; as views of one buffer of the whole file, none was freed while another
+was held (:func:`_read_payload`). The checksum is there
 to catch a file truncated or damaged on disk, not a forgery (docs/security.md): CRC-32 finds
 every truncation and burst error and reads 193 MB in a fifth of a second, where
 BLAKE2b took a second of the start of an editor on 100,000 documents.
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import secrets
 import sys
 import tempfile
@@ -48,7 +51,7 @@ import numpy as np
 
 from doublet.engine.index import KINDS, Index, StoredPostings
 from doublet.skipped import NotText
-from doublet.sources import read_bytes
+from doublet.sources import open_regular
 
 FOLDER = ".doublet"
 FILE = "index.msgpack"
@@ -102,10 +105,6 @@ class _HashingWriter:
 
     def digest(self) -> bytes:
         return self.crc.to_bytes(_DIGEST, "little")
-
-
-def _checksum(payload) -> bytes:
-    return zlib.crc32(payload).to_bytes(_DIGEST, "little")
 
 
 def _pack_documents(columns: dict) -> dict:
@@ -280,20 +279,154 @@ def _write_payload(
         out.write(bytes(_aligned(raw.nbytes) - raw.nbytes))
 
 
-def _read_payload(payload: memoryview, at: int) -> dict:
+#: Payloads from this size on are checksummed on another thread while being read.
+_CHECKSUM_ASIDE_FROM = 1 << 20
+
+
+class _RunningChecksum:
+    """The CRC-32 of pieces given in order; ``aside``, taken on another thread while
+    the next pieces are read (zlib and reading both let go of the interpreter lock):
+    a load of 100,000 documents' index 0.2 against 0.25-0.3 s."""
+
+    def __init__(self, aside: bool) -> None:
+        self._value = 0
+        self._queue: queue.SimpleQueue | None = None
+        self._thread: threading.Thread | None = None
+        if aside:
+            self._queue = queue.SimpleQueue()
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+
+    def add(self, piece) -> None:
+        if self._queue is None:
+            self._value = zlib.crc32(piece, self._value)
+        else:
+            self._queue.put(piece)
+
+    def _run(self) -> None:
+        assert self._queue is not None
+        while (piece := self._queue.get()) is not None:
+            self._value = zlib.crc32(piece, self._value)
+
+    def digest(self) -> bytes:
+        """The checksum of every piece given (none may be given after)."""
+        if self._thread is not None:
+            assert self._queue is not None
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+        return self._value.to_bytes(_DIGEST, "little")
+
+
+class _Source:
+    """A payload read front to back, its CRC-32 taken of everything read (``aside``, if
+    it is large: :class:`_RunningChecksum`): a file of the index (:class:`_FileSource`),
+    or bytes already in memory."""
+
+    def __init__(self, size: int, aside: bool = True) -> None:
+        self.size = size  # the payload's bytes
+        self.at = 0  # read so far
+        self._checksum = _RunningChecksum(aside and size >= _CHECKSUM_ASIDE_FROM)
+
+    def _chunk(self, n: int) -> bytes:
+        raise NotImplementedError
+
+    def _fill(self, view: memoryview) -> int:
+        raise NotImplementedError
+
+    def take(self, n: int) -> bytes:
+        """The next ``n`` bytes; ValueError if the payload ends before them."""
+        data = self._chunk(n)
+        self._took(data, n)
+        return data
+
+    def fill(self, array: np.ndarray) -> None:
+        """``array`` filled with the next bytes (read into it: no copy on the way)."""
+        view = memoryview(array).cast("B")
+        done = 0
+        while done < len(view):
+            got = self._fill(view[done:])
+            if not got:
+                raise ValueError("the payload ends early")
+            done += got
+        self._checksum.add(view)
+        self.at += done
+
+    def skip_to(self, at: int) -> None:
+        while self.at < at:
+            self.take(min(at - self.at, 1 << 20))
+
+    def rest(self) -> None:
+        """Whatever is left read (and checksummed): a damaged payload's checksum."""
+        while data := self._chunk(1 << 20):
+            self._took(data, len(data))
+
+    def _took(self, data: bytes, wanted: int) -> None:
+        self._checksum.add(data)
+        self.at += len(data)
+        if len(data) < wanted:
+            raise ValueError("the payload ends early")
+
+    def digest(self) -> bytes:
+        return self._checksum.digest()
+
+
+class _BytesSource(_Source):
+    def __init__(self, payload: memoryview) -> None:
+        super().__init__(len(payload))
+        self._payload = payload
+
+    def _chunk(self, n: int) -> bytes:
+        return bytes(self._payload[self.at : self.at + n])
+
+    def _fill(self, view: memoryview) -> int:
+        piece = self._payload[self.at : self.at + len(view)]
+        view[: len(piece)] = piece
+        return len(piece)
+
+
+class _FileSource(_Source):
+    def __init__(self, file, size: int, aside: bool) -> None:
+        super().__init__(size, aside)
+        self._file = file
+
+    def _chunk(self, n: int) -> bytes:
+        return _read_up_to(self._file, n)
+
+    def _fill(self, view: memoryview) -> int:
+        return self._file.readinto(view) or 0
+
+
+def _read_up_to(file, n: int) -> bytes:
+    """The next ``n`` bytes of ``file``, fewer only at its end."""
+    parts = []
+    while n > 0 and (data := file.read(n)):
+        parts.append(data)
+        n -= len(data)
+    return b"".join(parts)
+
+
+def _read_payload(payload: memoryview | _Source, at: int) -> dict:
     """:func:`_write_payload` undone (the payload ``at`` bytes into its file): the head
-    unpacked, its arrays views of ``payload`` (read-only, no copy). ValueError if the
-    pieces do not fit."""
-    if len(payload) < 8:
+    unpacked, each of its arrays read into an allocation of its own (read-only, as
+    saved). ValueError if the pieces do not fit.
+
+    Not views of one buffer of the whole file: a kind's postings replaced (an edit
+    folded in) would not be freed while any other array held that buffer, and a scan
+    after one edit peaked with the file's 200 MB held beside the new postings."""
+    source = _BytesSource(payload) if isinstance(payload, memoryview) else payload
+    if source.size < 8:
         raise ValueError("no head")
-    head_end = 8 + int.from_bytes(payload[:8], "little")
-    if head_end > len(payload):
+    head_end = 8 + int.from_bytes(source.take(8), "little")
+    if head_end > source.size:
         raise ValueError("the head runs past the end")
+    head = source.take(head_end - 8)
     raw_start = _aligned(at + head_end) - at
-    end = raw_start
+    arrays: list[tuple[int, np.ndarray]] = []
+    room = source.size - raw_start  # what the arrays may take, all told
 
     def array(code: int, where: bytes) -> np.ndarray:
-        nonlocal end
+        nonlocal room
         if code != _ARRAY:
             raise ValueError(f"unknown extension {code}")
         offset, kind, count = msgpack.unpackb(where)
@@ -302,14 +435,28 @@ def _read_payload(payload: memoryview, at: int) -> dict:
             raise ValueError("an array of an unknown type or size")
         dtype = np.dtype(kind)
         start = raw_start + offset
-        if start + count * dtype.itemsize > len(payload):
+        if start + count * dtype.itemsize > source.size:
             raise ValueError("an array runs past the end")
-        end = max(end, start + _aligned(count * dtype.itemsize))
-        return np.frombuffer(payload, dtype=dtype, count=count, offset=start)
+        room -= count * dtype.itemsize
+        if room < 0:  # before it is allocated: the file's size bounds the memory
+            raise ValueError("arrays overlap")
+        made = np.empty(count, dtype)
+        arrays.append((start, made))
+        return made
 
-    data = msgpack.unpackb(payload[8:head_end], raw=False, strict_map_key=False, ext_hook=array)
-    if end != len(payload):
+    data = msgpack.unpackb(head, raw=False, strict_map_key=False, ext_hook=array)
+    del head
+    end = raw_start
+    for start, made in sorted(arrays, key=lambda placed: placed[0]):
+        if start < source.at and made.nbytes:
+            raise ValueError("arrays overlap")
+        source.skip_to(start)
+        source.fill(made)
+        made.flags.writeable = False
+        end = max(end, start + _aligned(made.nbytes))
+    if end != source.size:
         raise ValueError("data after the last array")
+    source.skip_to(end)
     return data
 
 
@@ -597,12 +744,14 @@ def _remove_stale(folder: Path) -> None:
 
 
 class _ReadAhead:
-    """An index file's bytes, read on another thread (reading lets go of the interpreter
-    lock), with the file's identity before and after."""
+    """An index file read and unpacked on another thread (reading and checksumming let
+    go of the interpreter lock), with the file's identity before and after. Its
+    checksum is taken on that same thread: a third beside the imports slowed them
+    (a language server's start at 100,000 documents 0.1-0.4 s later)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.data: bytes | None = None
+        self.data: dict | None = None
         self.identity: tuple | None = None
         self.done = threading.Event()
         threading.Thread(target=self._read, name="doublet-read-ahead", daemon=True).start()
@@ -610,10 +759,10 @@ class _ReadAhead:
     def _read(self) -> None:
         try:
             before = _identity(self.path)
-            data = read_bytes(self.path, max_bytes=MAX_INDEX_BYTES)
+            data = _unpacked(self.path, None, MAGIC, VERSION, aside=False)
             if _identity(self.path) == before:
                 self.data, self.identity = data, before
-        except (OSError, NotText):
+        except (OSError, IndexFileError):
             pass  # read again by the load, which says why
         finally:
             self.done.set()
@@ -639,8 +788,8 @@ def read_ahead(root: Path) -> None:
         _read_ahead = _ReadAhead(path)
 
 
-def _taken(path: Path) -> bytes | None:
-    """The bytes read ahead of ``path`` if the file is still the one they were read
+def _taken(path: Path) -> dict | None:
+    """The data read ahead of ``path`` if the file is still the one they were read
     from; None otherwise (whatever was read ahead is dropped)."""
     global _read_ahead
     ahead, _read_ahead = _read_ahead, None
@@ -721,31 +870,6 @@ _DAMAGED = (
     IndexError,
     msgpack.UnpackException,
 )
-#: Payloads from this size on are checksummed on another thread while being unpacked.
-_CHECKSUM_ASIDE_FROM = 1 << 20
-
-
-class _Checksum:
-    """A payload's CRC-32, computed on another thread while the payload is unpacked
-    and put together: zlib lets go of the interpreter lock, so the 0.05 s it takes
-    over 200 MB come off the start of an editor."""
-
-    def __init__(self, payload: memoryview) -> None:
-        self._found: bytes | None = None
-        self._thread: threading.Thread | None = None
-        if len(payload) < _CHECKSUM_ASIDE_FROM:
-            self._found = _checksum(payload)
-        else:
-            self._thread = threading.Thread(target=self._compute, args=(payload,), daemon=True)
-            self._thread.start()
-
-    def _compute(self, payload: memoryview) -> None:
-        self._found = _checksum(payload)
-
-    def matches(self, digest: bytes) -> bool:
-        if self._thread is not None:
-            self._thread.join()
-        return self._found == digest
 
 
 def _read_file(
@@ -754,40 +878,68 @@ def _read_file(
     magic: bytes = MAGIC,
     version: int = VERSION,
     use=lambda data: data,
-    read: bytes | None = None,
+    read: dict | None = None,
 ):
     """``use`` of one file of the index (or another file of ``.doublet/``, by its
-    ``magic`` and ``version``; its bytes ``read`` already, if given), checked (magic,
-    version, checksum) and unpacked. A damage is said as such (the checksum's
+    ``magic`` and ``version``; its data ``read`` ahead already, if given), checked
+    (magic, version, checksum) and unpacked. A damage is said as such (the checksum's
     verdict first), never as what ``use`` made of it."""
-    try:  # read as any file is (sources.read_bytes): a regular file, never through a link
-        raw = read if read is not None else read_bytes(path, max_bytes=MAX_INDEX_BYTES)
+    data = read if read is not None else _unpacked(path, expect_digest, magic, version)
+    try:
+        return use(data)
+    except _DAMAGED as exc:
+        raise IndexFileError(path, f"corrupt ({exc})") from None
+
+
+def _unpacked(
+    path: Path, expect_digest: str | None, magic: bytes, version: int, aside: bool = True
+) -> dict:
+    """The payload of a file of ``.doublet/``, read once, front to back, and checked;
+    IndexFileError saying what is wrong (the checksum's verdict before any other).
+    ``aside``: checksummed on another thread while read (see ``_ReadAhead``)."""
+    try:  # opened as any file is (sources.open_regular): a regular file, never a link
+        file, size = open_regular(path, str(path), MAX_INDEX_BYTES)
     except NotText as exc:
         raise IndexFileError(path, f"cannot be read ({exc.reason})") from None
     header = len(magic) + 4 + _DIGEST
+    try:
+        with file:
+            digest = _checked_header(path, _read_up_to(file, header), magic, version)
+            if expect_digest is not None and digest.hex() != expect_digest:
+                raise IndexFileError(
+                    path, "a shard of another save (checksum differs from the head's)"
+                )
+            source = _FileSource(file, size - header, aside)
+            try:
+                data = _read_payload(source, header)
+                source.rest()  # more than it said it held (grown while being read)
+                if source.at != source.size:
+                    raise ValueError("data after the last array")
+                damage = None
+            except _DAMAGED as exc:
+                source.rest()
+                damage = exc
+            finally:
+                found = source.digest()  # its thread ended, whatever happened
+    except OSError as exc:
+        raise IndexFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    if found != digest:
+        raise IndexFileError(path, "corrupt or truncated (checksum mismatch)")
+    if damage is not None:
+        raise IndexFileError(path, f"corrupt ({damage})")
+    return data
+
+
+def _checked_header(path: Path, raw: bytes, magic: bytes, version: int) -> bytes:
+    """The checksum a file's header gives, or IndexFileError if it is not one of ours."""
     if not raw.startswith(magic):
         raise IndexFileError(path, "not a Doublet index file")
-    if len(raw) < header:
+    if len(raw) < len(magic) + 4 + _DIGEST:
         raise IndexFileError(path, "truncated")
     found = int.from_bytes(raw[len(magic) : len(magic) + 4], "little")
     if found != version:
         raise IndexFileError(path, f"written by another version of Doublet (format {found})")
-    payload = memoryview(raw)[header:]  # not a copy: a scan's index is tens of MB
-    digest = raw[len(magic) + 4 : header]
-    if expect_digest is not None and digest.hex() != expect_digest:
-        raise IndexFileError(path, "a shard of another save (checksum differs from the head's)")
-    checksum = _Checksum(payload)
-    try:
-        result = use(_read_payload(payload, header))
-    except BaseException as exc:
-        if not checksum.matches(digest):
-            raise IndexFileError(path, "corrupt or truncated (checksum mismatch)") from None
-        if isinstance(exc, _DAMAGED):
-            raise IndexFileError(path, f"corrupt ({exc})") from None
-        raise
-    if not checksum.matches(digest):
-        raise IndexFileError(path, "corrupt or truncated (checksum mismatch)")
-    return result
+    return raw[len(magic) + 4 :]
 
 
 def write_checked(root: Path, name: str, data: dict, magic: bytes, version: int) -> None:

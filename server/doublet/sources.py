@@ -14,6 +14,7 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from doublet.extract import extract
 from doublet.skipped import NotText
@@ -94,10 +95,33 @@ def read_bytes(path: Path | str, shown: str | None = None, max_bytes: int | None
 
     The one rule for what is read, whoever asks (a refresh, an editor's command,
     compare): a regular file, opened without following a link and without
-    waiting on a pipe, and never more than ``max_bytes`` (else MAX_READ) bytes.
+    waiting on a pipe (:func:`open_regular`), and never more than ``max_bytes``
+    (else MAX_READ) bytes.
     """
     name = shown if shown is not None else str(path)
     limit = MAX_READ if max_bytes is None else max_bytes
+    file, size = open_regular(path, name, limit)
+    try:
+        with file:
+            # as much as it says it holds, then whatever more it gives, within the limit
+            # (one read of the limit would allocate the limit for every file)
+            parts = [file.read(min(size, limit) + 1)]
+            got = len(parts[0])
+            while got <= limit and got > size and parts[-1]:
+                parts.append(file.read(min(1 << 20, limit + 1 - got)))
+                got += len(parts[-1])
+            data = b"".join(parts)
+    except OSError as exc:
+        raise NotText(name, f"cannot be read ({exc.strerror or exc})") from None
+    if len(data) > limit:  # grew while being read
+        raise NotText(name, f"larger than the limit (more than {limit:,} bytes)")
+    return data
+
+
+def open_regular(path: Path | str, name: str, limit: int) -> tuple[BinaryIO, int]:
+    """``path`` open for reading, unbuffered, and its size; NotText (naming it ``name``)
+    unless it is a regular file of at most ``limit`` bytes, reached without a link.
+    For :func:`read_bytes`, and for whoever reads a big file in pieces (the saved index)."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         handle = os.open(path, flags)
@@ -119,24 +143,14 @@ def read_bytes(path: Path | str, shown: str | None = None, max_bytes: int | None
             raise NotText(name, "not a regular file (a folder, pipe, socket or device)")
         if info.st_size > limit:
             raise NotText(name, f"larger than the limit ({info.st_size:,} > {limit:,} bytes)")
-        with os.fdopen(handle, "rb", buffering=0) as file:
-            handle = -1  # the file object closes it now
-            # as much as it says it holds, then whatever more it gives, within the limit
-            # (one read of the limit would allocate the limit for every file)
-            parts = [file.read(min(info.st_size, limit) + 1)]
-            got = len(parts[0])
-            while got <= limit and got > info.st_size and parts[-1]:
-                parts.append(file.read(min(1 << 20, limit + 1 - got)))
-                got += len(parts[-1])
-            data = b"".join(parts)
+        file = os.fdopen(handle, "rb", buffering=0)
     except OSError as exc:
+        os.close(handle)
         raise NotText(name, f"cannot be read ({exc.strerror or exc})") from None
-    finally:
-        if handle >= 0:
-            os.close(handle)
-    if len(data) > limit:  # grew while being read
-        raise NotText(name, f"larger than the limit (more than {limit:,} bytes)")
-    return data
+    except NotText:
+        os.close(handle)
+        raise
+    return file, info.st_size
 
 
 #: Bytes read of one file when no smaller limit is given (max_file_size's own maximum

@@ -716,25 +716,48 @@ def test_sorted_postings_unpack_in_place_into_keys_and_positions(postings, slice
         index_module._UNPACK_SLICE = original
 
 
-def test_pending_postings_are_folded_in_place_unless_removed_ones_are_held(monkeypatch) -> None:
-    """A batch command folds what it added before saving; with a removed document's
-    postings still held, the save's export folds and drops them a kind at a time."""
+def test_pending_postings_are_folded_and_the_removed_dropped_in_place(monkeypatch) -> None:
+    """A batch command folds what it added, and drops what it removed, before saving (a
+    kind at a time: each kind's old arrays let go of as its new ones are made); the
+    index answers as before and exports what an unfolded twin's save exports. An index
+    whose export would renumber its documents (most positions unused) is left to it."""
     monkeypatch.setattr(index_module, "COMPACT_SHARE", 10.0)  # the removed stay held
+    monkeypatch.setattr(index_module, "SPARSE_SHARE", 0.25)
     texts = {f"d{i}.txt": " ".join(UNRELATED_SENTENCES[i : i + 6]) for i in range(4)}
-    index = Index()
-    for name, text in texts.items():
-        index.add(name, document(name, text).keys, PROSE)
+
+    def built() -> Index:
+        index = Index()
+        for name, text in texts.items():
+            index.add(name, document(name, text).keys, PROSE)
+        return index
+
+    index, twin = built(), built()
     before = {kind: [a.tolist() for a in index.live_postings(kind)] for kind in KINDS}
-    index = Index()
-    for name, text in texts.items():
-        index.add(name, document(name, text).keys, PROSE)
     index.fold_pending()
     assert not any(table.holds_pending() for table in index._tables.values())
     assert {kind: [a.tolist() for a in index.live_postings(kind)] for kind in KINDS} == before
-    index.remove("d1.txt")
-    index.add("d1.txt", document("d1.txt", texts["d2.txt"]).keys, PROSE)
-    index.fold_pending()
-    assert index._tables[FINGERPRINTS].holds_pending()
+    for edited in (index, twin):
+        edited.remove("d1.txt")
+        edited.add("d1.txt", document("d1.txt", texts["d2.txt"]).keys, PROSE)
+    calls = []
+    index.fold_pending(lambda: calls.append(1))
+    assert calls and index._dead_postings == 0
+    assert not any(table.holds_pending() for table in index._tables.values())
+    for kind in KINDS:
+        assert postings_by_name(index, kind) == postings_by_name(twin, kind)
+        assert int(index._tables[kind].base_length()) == len(postings_by_name(twin, kind))
+    exported, expected = index.snapshot().export(), twin.snapshot().export()
+    for kind in KINDS:
+        for part in ("keys", "positions"):
+            assert np.array_equal(exported[kind][part], expected[kind][part])
+    assert exported["documents"]["starts"].tolist() == expected["documents"]["starts"].tolist()
+
+    sparse = built()
+    for name in ["d0.txt", "d1.txt", "d2.txt"]:
+        sparse.remove(name)
+    sparse.add("d0.txt", document("d0.txt", texts["d0.txt"]).keys, PROSE)
+    sparse.fold_pending()
+    assert sparse._tables[FINGERPRINTS].holds_pending() and sparse._dead_postings
 
 
 @settings(max_examples=40, deadline=None)

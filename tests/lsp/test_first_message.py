@@ -97,7 +97,7 @@ def test_an_index_read_ahead_is_loaded_without_reading_the_file_again(
         raise AssertionError("the index file was read again")
 
     index_store._read_ahead.done.wait()
-    monkeypatch.setattr(index_store, "read_bytes", read_again)
+    monkeypatch.setattr(index_store, "open_regular", read_again)
     assert sorted(index_store.load(saved).names()) == ["a.txt", "b.txt"]
     assert index_store._read_ahead is None  # given once
 
