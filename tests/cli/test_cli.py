@@ -183,6 +183,15 @@ def test_scan_matrix_json_is_symmetric():
     assert all(matrix[i][j] == matrix[j][i] for i in range(6) for j in range(6))
 
 
+def test_scan_matrix_of_too_many_documents_says_so(tmp_path: Path):
+    """Said before anything is compared: a grid of more is unreadable."""
+    for i in range(61):
+        (tmp_path / f"d{i:02}.txt").write_text(f"Document number {i} says little.\n")
+    run = doublet("scan", str(tmp_path), "--matrix", "--no-progress")
+    assert run.returncode != 0
+    assert "--matrix shows at most 60 documents; found 61" in run.stderr
+
+
 def test_threshold_drops_less_similar_pairs(scan_json):
     run = doublet("scan", "examples", "--threshold", "0.5", "--format", "json", "--no-progress")
     pairs = json.loads(run.stdout)["pairs"]

@@ -589,14 +589,15 @@ def _scan(args: argparse.Namespace) -> _Scan:
         if found is not None:
             _say_warnings(found.warnings)
             return _Scan({}, dict, kept=found)
-        listing = listing_of(workspace, shown)
-        if getattr(args, "matrix", False) and len(listing.names) > MATRIX_LIMIT:
+        if getattr(args, "matrix", False) and len(workspace.index) > MATRIX_LIMIT:
             raise UsageError(
-                f"--matrix shows at most {MATRIX_LIMIT} documents; found {len(listing.names)}"
+                f"--matrix shows at most {MATRIX_LIMIT} documents; found {len(workspace.index)}"
             )
         warnings = _warn(workspace)
         pairs = workspace.scan(_progress(show_progress, "comparing"), parallel=True, keep=keep)
-        listing = with_given(listing, workspace, pairs)
+        # made after selecting and aligning, which it would only weigh on (22 MB of names
+        # and counts at 100,000 documents)
+        listing = with_given(listing_of(workspace, shown), workspace, pairs)
         data = scan_data(listing, pairs, inputs.skipped + skipped, warnings)
         # read now, in the scratch folder's lifetime, and only for renderings that quote
         quoted = getattr(args, "format", "html") in ("html", "text")
