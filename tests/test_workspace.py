@@ -1245,26 +1245,30 @@ def saved_workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, byt
     return root, path.read_bytes(), expected
 
 
-@pytest.mark.parametrize("aside", [False, True], ids=["checksum-inline", "checksum-aside"])
+@pytest.mark.parametrize("way", ["checksum-inline", "checksum-aside", "postings-on-disk"])
 @pytest.mark.parametrize("damage", list(DAMAGES))
 def test_a_damaged_index_is_rebuilt(
     saved_workspace: tuple[Path, bytes, list],
     damage: str,
-    aside: bool,
+    way: str,
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Said and rebuilt, whichever way the checksum is computed (``aside``: on another
-    thread while the payload is read, as for large files)."""
-    if aside:
+    """Said and rebuilt, whichever way the file is read: its checksum computed on the
+    payload's thread or on another (as for large files), or its postings read past
+    and left in the file (as a command's scan does: checked as they go by)."""
+    if way != "checksum-inline":
         monkeypatch.setattr(index_store, "_CHECKSUM_ASIDE_FROM", 0)
+    on_disk = way == "postings-on-disk"
+    if on_disk:
+        monkeypatch.setattr(index_store, "DEFER_FROM", 0)
     root, original, expected = saved_workspace
     make, reason = DAMAGES[damage]
     damaged = make(original)
     assert damaged != original
     index_store.index_path(root).write_bytes(damaged)
     with caplog.at_level(logging.WARNING, logger="doublet.workspace"):
-        workspace = Workspace.open(root)
+        workspace = Workspace.open(root, postings_on_disk=on_disk)
         changes = workspace.refresh()
     warnings = [
         r.getMessage()
@@ -1310,6 +1314,61 @@ def test_a_loaded_index_holds_each_array_apart_from_the_others(
                 array = again[kind][part]
                 assert array.flags.owndata and not array.flags.writeable
                 assert np.array_equal(array, data[kind][part])
+
+
+def test_an_index_loaded_with_its_postings_on_disk_answers_as_one_read_whole(
+    saved_workspace: tuple[Path, bytes, list], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command's load leaves the postings in the file it read (checked as they went
+    by), read when first asked for: the same postings, from that very file even once
+    a later save has replaced it under the same name."""
+    monkeypatch.setattr(index_store, "DEFER_FROM", 0)
+    root, original, _ = saved_workspace
+    index_store.index_path(root).write_bytes(original)
+    whole = index_store.load(root)
+    on_disk = index_store.load(root, on_disk=True)
+    if os.name == "nt":  # Windows renames no open file: read whole there
+        assert all(table._base is not None for table in on_disk._tables.values())
+        return
+    assert all(table._base is None for table in on_disk._tables.values())
+    later = Workspace.open(root, saved=False)  # a save of another index, renamed over it
+    write(root, "e.txt", essay(filler(11), LIGHTHOUSE, filler(12)))
+    later.refresh()
+    later.save()
+    assert index_store.index_path(root).read_bytes() != original
+    for kind in index_store.KINDS:
+        got = [a.tolist() for a in on_disk.live_postings(kind)]
+        assert got == [a.tolist() for a in whole.live_postings(kind)]
+    (root / "e.txt").unlink()
+
+
+def test_a_commands_scans_with_the_postings_on_disk_are_fresh_scans(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As `doublet scan` runs them, one after another (the first, again unchanged, after
+    an edit, after a removal): each the pairs of a fresh scan, whether the postings
+    were needed (a fold, a selection) or not."""
+    monkeypatch.setattr(index_store, "DEFER_FROM", 0)
+
+    def command_scan() -> list:
+        workspace = Workspace.open(root, postings_on_disk=True)
+        workspace.refresh()
+        workspace.save(batch=True)
+        return workspace.scan(keep=True, parallel=True)
+
+    def fresh_scan() -> list:
+        workspace = Workspace.open(root, saved=False)
+        workspace.refresh()
+        return workspace.scan()
+
+    assert command_scan() == fresh_scan()
+    assert command_scan() == fresh_scan()
+    with (root / "c.txt").open("a", encoding="utf-8") as out:
+        out.write("\n" + LIGHTHOUSE + "\n")
+    assert command_scan() == fresh_scan()
+    (root / "b.txt").unlink()
+    found = command_scan()
+    assert found == fresh_scan() and found
 
 
 def test_the_warnings_estimate_waits_while_an_editors_question_is_under_way(root: Path) -> None:

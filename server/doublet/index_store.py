@@ -323,10 +323,13 @@ class _Source:
     it is large: :class:`_RunningChecksum`): a file of the index (:class:`_FileSource`),
     or bytes already in memory."""
 
-    def __init__(self, size: int, aside: bool = True) -> None:
+    def __init__(self, size: int, aside: bool = True, defer_from: int | None = None) -> None:
         self.size = size  # the payload's bytes
         self.at = 0  # read so far
         self._checksum = _RunningChecksum(aside and size >= _CHECKSUM_ASIDE_FROM)
+        #: 32-bit arrays from this many bytes on are left in the file (``_Deferred``)
+        self.defer_from = defer_from
+        self.deferred: list[_Deferred] = []
 
     def _chunk(self, n: int) -> bytes:
         raise NotImplementedError
@@ -356,6 +359,22 @@ class _Source:
         while self.at < at:
             self.take(min(at - self.at, 1 << 20))
 
+    def skim(self, left: _Deferred) -> None:
+        """Read past an array left in the file: checksummed, and seen to be ascending or
+        not and its largest value, a part at a time (each part a buffer of its own: the
+        checksum's thread may still hold the last)."""
+        done, last = 0, None
+        while done < left.count:
+            part = np.empty(min(left.count - done, _SKIM_VALUES), left.dtype)
+            self.fill(part)
+            if part.shape[0] > 1 and np.any(part[1:] < part[:-1]):
+                left.ascending = False
+            if last is not None and part[0] < last:
+                left.ascending = False
+            last = part[-1]
+            left.largest = max(left.largest, int(part.max()))
+            done += part.shape[0]
+
     def rest(self) -> None:
         """Whatever is left read (and checksummed): a damaged payload's checksum."""
         while data := self._chunk(1 << 20):
@@ -369,6 +388,28 @@ class _Source:
 
     def digest(self) -> bytes:
         return self._checksum.digest()
+
+
+#: Values of an array left in the file read past at a time (``_Source.skim``).
+_SKIM_VALUES = 1 << 18
+
+
+@dataclass
+class _Deferred:
+    """An array of the raw section left in its file (read back when asked for): where
+    it lies, and what reading past it showed."""
+
+    at: int  # in the payload
+    dtype: np.dtype
+    count: int
+    ascending: bool = True
+    largest: int = -1
+    file: _SavedFile | None = None  # the file, kept open, once it has been read through
+    payload_at: int = 0  # where the payload starts in the file
+
+    @property
+    def file_offset(self) -> int:
+        return self.payload_at + self.at
 
 
 class _BytesSource(_Source):
@@ -386,8 +427,8 @@ class _BytesSource(_Source):
 
 
 class _FileSource(_Source):
-    def __init__(self, file, size: int, aside: bool) -> None:
-        super().__init__(size, aside)
+    def __init__(self, file, size: int, aside: bool, defer_from: int | None = None) -> None:
+        super().__init__(size, aside, defer_from)
         self._file = file
 
     def _chunk(self, n: int) -> bytes:
@@ -422,10 +463,11 @@ def _read_payload(payload: memoryview | _Source, at: int) -> dict:
         raise ValueError("the head runs past the end")
     head = source.take(head_end - 8)
     raw_start = _aligned(at + head_end) - at
-    arrays: list[tuple[int, np.ndarray]] = []
+    arrays: list[tuple[int, np.ndarray | _Deferred]] = []
     room = source.size - raw_start  # what the arrays may take, all told
+    defer_from = source.defer_from
 
-    def array(code: int, where: bytes) -> np.ndarray:
+    def array(code: int, where: bytes) -> np.ndarray | _Deferred:
         nonlocal room
         if code != _ARRAY:
             raise ValueError(f"unknown extension {code}")
@@ -440,7 +482,12 @@ def _read_payload(payload: memoryview | _Source, at: int) -> dict:
         room -= count * dtype.itemsize
         if room < 0:  # before it is allocated: the file's size bounds the memory
             raise ValueError("arrays overlap")
-        made = np.empty(count, dtype)
+        made: np.ndarray | _Deferred
+        if defer_from is not None and kind == "<u4" and count * 4 >= defer_from:
+            made = _Deferred(start, dtype, count)
+            source.deferred.append(made)
+        else:
+            made = np.empty(count, dtype)
         arrays.append((start, made))
         return made
 
@@ -448,12 +495,16 @@ def _read_payload(payload: memoryview | _Source, at: int) -> dict:
     del head
     end = raw_start
     for start, made in sorted(arrays, key=lambda placed: placed[0]):
-        if start < source.at and made.nbytes:
+        nbytes = made.count * made.dtype.itemsize if isinstance(made, _Deferred) else made.nbytes
+        if start < source.at and nbytes:
             raise ValueError("arrays overlap")
         source.skip_to(start)
-        source.fill(made)
-        made.flags.writeable = False
-        end = max(end, start + _aligned(made.nbytes))
+        if isinstance(made, _Deferred):
+            source.skim(made)
+        else:
+            source.fill(made)
+            made.flags.writeable = False
+        end = max(end, start + _aligned(nbytes))
     if end != source.size:
         raise ValueError("data after the last array")
     source.skip_to(end)
@@ -463,8 +514,9 @@ def _read_payload(payload: memoryview | _Source, at: int) -> dict:
 class _SavedFile:
     """A file of the index as it was written, open for reading (closed when let go of)."""
 
-    def __init__(self, path: str) -> None:
-        self._file = open(path, "rb", buffering=0)  # noqa: SIM115 (closed by the finalizer)
+    def __init__(self, path: str | None = None, opened=None) -> None:
+        """``path`` opened, or a file ``opened`` already (which this then closes)."""
+        self._file = opened if opened is not None else open(path, "rb", buffering=0)  # noqa: SIM115
         self._lock = threading.Lock()  # a seek and a read, not split by another thread
         weakref.finalize(self, self._file.close)
 
@@ -802,12 +854,27 @@ def _taken(path: Path) -> dict | None:
         return None
 
 
-def load(root: Path) -> Index:
-    """The saved index of ``root``, or IndexFileError saying why it cannot be used."""
+#: A load ``on_disk`` leaves arrays of postings from this size on in the file.
+DEFER_FROM = 1 << 20
+
+
+def load(root: Path, on_disk: bool = False) -> Index:
+    """The saved index of ``root``, or IndexFileError saying why it cannot be used.
+
+    ``on_disk``: each kind's postings are checked as they are read past, and left in
+    the file (kept open), to be read when first asked for (``StoredPostings``): a
+    command that may need none of them (a scan of an unchanged folder, answered by its
+    kept report) does not hold them (183 MB at 100,000 documents). Not on Windows,
+    which renames no open file; not for an index in shards."""
     path = index_path(root)
     if not os.path.lexists(path):
         raise IndexFileError(path, "no saved index")
-    return _read_file(path, use=lambda data: _restored(root, data), read=_taken(path))
+    return _read_file(
+        path,
+        use=lambda data: _restored(root, data),
+        read=_taken(path),
+        defer_from=DEFER_FROM if on_disk and os.name != "nt" else None,
+    )
 
 
 def _restored(root: Path, data: dict) -> Index:
@@ -817,10 +884,31 @@ def _restored(root: Path, data: dict) -> Index:
     if "shards" in data:
         _join_shards(root, data)
     for kind in KINDS:
-        data[kind] = {part: _postings_array(data[kind][part]) for part in ("keys", "positions")}
+        keys, positions = data[kind]["keys"], data[kind]["positions"]
+        if isinstance(keys, _Deferred) or isinstance(positions, _Deferred):
+            data[kind] = {"stored": _left_in_file(kind, keys, positions, int(data["next_start"]))}
+        else:
+            data[kind] = {"keys": _postings_array(keys), "positions": _postings_array(positions)}
     index = Index.restore(data)
     index.saved_as = str(data["state"])
     return index
+
+
+def _left_in_file(kind: str, keys: object, positions: object, cursor: int) -> _StoredPostings:
+    """A kind's postings left in the file they were read past, checked as
+    ``Index.restore`` checks those it is given; ValueError if they do not hold."""
+    for part in (keys, positions):
+        if not isinstance(part, _Deferred):  # the other was: not as many, or not 32-bit
+            _postings_array(part)
+            raise ValueError(f"{kind}: keys and positions differ in length")
+    assert isinstance(keys, _Deferred) and isinstance(positions, _Deferred)
+    if keys.count != positions.count:
+        raise ValueError(f"{kind}: keys and positions differ in length")
+    if not keys.ascending:
+        raise ValueError(f"{kind}: keys are not sorted")
+    if positions.largest >= cursor:
+        raise ValueError(f"{kind}: a position lies outside every document")
+    return _StoredPostings([_Piece(keys.file, keys.file_offset, positions.file_offset, keys.count)])
 
 
 def _postings_array(value: object) -> np.ndarray:
@@ -879,12 +967,15 @@ def _read_file(
     version: int = VERSION,
     use=lambda data: data,
     read: dict | None = None,
+    defer_from: int | None = None,
 ):
     """``use`` of one file of the index (or another file of ``.doublet/``, by its
     ``magic`` and ``version``; its data ``read`` ahead already, if given), checked
     (magic, version, checksum) and unpacked. A damage is said as such (the checksum's
     verdict first), never as what ``use`` made of it."""
-    data = read if read is not None else _unpacked(path, expect_digest, magic, version)
+    if read is None:
+        read = _unpacked(path, expect_digest, magic, version, defer_from=defer_from)
+    data = read
     try:
         return use(data)
     except _DAMAGED as exc:
@@ -892,42 +983,55 @@ def _read_file(
 
 
 def _unpacked(
-    path: Path, expect_digest: str | None, magic: bytes, version: int, aside: bool = True
+    path: Path,
+    expect_digest: str | None,
+    magic: bytes,
+    version: int,
+    aside: bool = True,
+    defer_from: int | None = None,
 ) -> dict:
     """The payload of a file of ``.doublet/``, read once, front to back, and checked;
     IndexFileError saying what is wrong (the checksum's verdict before any other).
-    ``aside``: checksummed on another thread while read (see ``_ReadAhead``)."""
+    ``aside``: checksummed on another thread while read (see ``_ReadAhead``);
+    ``defer_from``: 32-bit arrays of this many bytes or more are read past, not kept
+    (``_Deferred``, with the file kept open to read them back from)."""
     try:  # opened as any file is (sources.open_regular): a regular file, never a link
         file, size = open_regular(path, str(path), MAX_INDEX_BYTES)
     except NotText as exc:
         raise IndexFileError(path, f"cannot be read ({exc.reason})") from None
     header = len(magic) + 4 + _DIGEST
+    kept = False
     try:
-        with file:
-            digest = _checked_header(path, _read_up_to(file, header), magic, version)
-            if expect_digest is not None and digest.hex() != expect_digest:
-                raise IndexFileError(
-                    path, "a shard of another save (checksum differs from the head's)"
-                )
-            source = _FileSource(file, size - header, aside)
-            try:
-                data = _read_payload(source, header)
-                source.rest()  # more than it said it held (grown while being read)
-                if source.at != source.size:
-                    raise ValueError("data after the last array")
-                damage = None
-            except _DAMAGED as exc:
-                source.rest()
-                damage = exc
-            finally:
-                found = source.digest()  # its thread ended, whatever happened
+        digest = _checked_header(path, _read_up_to(file, header), magic, version)
+        if expect_digest is not None and digest.hex() != expect_digest:
+            raise IndexFileError(path, "a shard of another save (checksum differs from the head's)")
+        source = _FileSource(file, size - header, aside, defer_from)
+        try:
+            data = _read_payload(source, header)
+            source.rest()  # more than it said it held (grown while being read)
+            if source.at != source.size:
+                raise ValueError("data after the last array")
+            damage = None
+        except _DAMAGED as exc:
+            source.rest()
+            damage = exc
+        finally:
+            found = source.digest()  # its thread ended, whatever happened
+        if found != digest:
+            raise IndexFileError(path, "corrupt or truncated (checksum mismatch)")
+        if damage is not None:
+            raise IndexFileError(path, f"corrupt ({damage})")
+        if source.deferred:  # read back from this very file (a save renames a new one)
+            saved = _SavedFile(opened=file)
+            kept = True
+            for left in source.deferred:
+                left.file, left.payload_at = saved, header
+        return data
     except OSError as exc:
         raise IndexFileError(path, f"cannot be read ({exc.strerror or exc})") from None
-    if found != digest:
-        raise IndexFileError(path, "corrupt or truncated (checksum mismatch)")
-    if damage is not None:
-        raise IndexFileError(path, f"corrupt ({damage})")
-    return data
+    finally:
+        if not kept:
+            file.close()
 
 
 def _checked_header(path: Path, raw: bytes, magic: bytes, version: int) -> bytes:

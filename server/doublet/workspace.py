@@ -196,11 +196,14 @@ class Workspace:
         overrides_source: str = "command line",
         saved: bool = True,
         config: Config | None = None,
+        postings_on_disk: bool = False,
     ) -> Workspace:
         """The workspace of ``root`` with its saved index (if ``saved`` and usable).
 
         A saved index that cannot be used is logged and ignored; :meth:`refresh`
-        then rebuilds it from the files.
+        then rebuilds it from the files. ``postings_on_disk``: the index's postings
+        are left in its file until asked for (``index_store.load``), for a command
+        that may need none (a scan answered by its kept report).
         """
         root = Path(root).resolve()
         if config is None:
@@ -210,7 +213,7 @@ class Workspace:
         index = None
         if saved:
             try:
-                index = index_store.load(root)
+                index = index_store.load(root, on_disk=postings_on_disk)
             except index_store.IndexFileError as exc:
                 if exc.reason != "no saved index":
                     log.warning("rebuilding the index: %s", exc)

@@ -365,12 +365,16 @@ def _overrides(args: argparse.Namespace) -> dict:
     return values
 
 
-def _open_workspace(root: str, args: argparse.Namespace, saved: bool = True) -> Workspace:
+def _open_workspace(
+    root: str, args: argparse.Namespace, saved: bool = True, postings_on_disk: bool = False
+) -> Workspace:
     if not os.path.isdir(root):
         what = "not a folder" if os.path.lexists(root) else "no such folder"
         raise UsageError(f"{what}: {root}")
     try:
-        return Workspace.open(root, _overrides(args), "command line", saved=saved)
+        return Workspace.open(
+            root, _overrides(args), "command line", saved=saved, postings_on_disk=postings_on_disk
+        )
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
 
@@ -673,8 +677,8 @@ def _scan_workspace(inputs: _Inputs, args: argparse.Namespace) -> tuple[Workspac
     if len(inputs.paths) - sum(inputs.archive) == 1 and os.path.isdir(folder):
         inside = [_inside(p, folder) for p in inputs.paths[1:]]
         if all(rel is not None for rel in inside):
-            workspace = _open_workspace(
-                folder, args, saved=not args.no_index and not inputs.unpacked
+            workspace = _open_workspace(  # a scan answered by its kept report needs none
+                folder, args, saved=not args.no_index and not inputs.unpacked, postings_on_disk=True
             )
             _add_references(workspace, [p for p in inside if p is not None])
             return workspace, [inputs.given[0]]

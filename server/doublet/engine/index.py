@@ -623,6 +623,11 @@ class _Table:
             else:
                 yield stored.read(lo, hi)  # type: ignore[union-attr]
 
+    def base_stored(self, stored: StoredPostings) -> None:
+        """A new table's base, as ``stored`` holds it (a loaded index's, left in its file)."""
+        assert not len(self)
+        self._base, self._stored = None, stored
+
     def store(self, stored: StoredPostings) -> bool:
         """Let go of the base, which ``stored`` holds (the same postings); only when
         nothing is pending; whether let go."""
@@ -1392,8 +1397,11 @@ class Index:
         """An index from :meth:`export`'s data; ValueError if it does not hold together."""
         index = cls()
         modes = [Mode.from_data(m) for m in data["modes"]]
-        tables = {}
+        tables: dict[str, _Segment | StoredPostings] = {}
         for kind in KINDS:
+            if "stored" in data[kind]:  # left in a file, checked by whoever read past it
+                tables[kind] = data[kind]["stored"]
+                continue
             keys = np.asarray(data[kind]["keys"], dtype=np.uint32)
             positions = np.asarray(data[kind]["positions"], dtype=np.uint32)
             if keys.shape != positions.shape:
@@ -1457,6 +1465,9 @@ class Index:
         for (kind, segment), total in zip(tables.items(), totals.tolist(), strict=True):
             if total != len(segment):
                 raise ValueError(f"{kind}: postings do not add up to the entries")
+            if not isinstance(segment, _Segment):
+                index._tables[kind].base_stored(segment)
+                continue
             if len(segment) and int(segment.positions.max()) >= cursor:
                 raise ValueError(f"{kind}: a position lies outside every document")
             index._tables[kind].base = segment
