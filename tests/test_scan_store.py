@@ -274,12 +274,20 @@ def test_after_any_changes_a_scan_with_the_store_equals_one_without(
         assert _scan_kept(root) == _scan_afresh(root)
 
 
+#: A passage's plain values (scan_store ``_plain_passage``), well formed.
+_PASSAGE = [[0, 10, 0, 1], [0, 10, 0, 1], 10, 0.5, 10, 5, False, [1, 1], [1, 1], "x"]
 WRONG_OUTCOMES = {
     "wrong-values": msgpack.packb(["many", None, 3, 4, "x", True, [["bad"]]]),
     "too-few-values": msgpack.packb([1, 2, 3]),
     "not-a-list": msgpack.packb({"a": 1}),
     "not-msgpack": b"\xc1\xc1",
     "cut-short": msgpack.packb([1, 2, 3, 4, [0.0, 0.0, 0.0, 0.5], False, []])[:-3],
+    "infinite-cover": msgpack.packb(
+        [float("inf"), 2, 3, 4, [0.0, 0.0, 0.0, 0.5], False, [_PASSAGE]]
+    ),
+    "side-a-string": msgpack.packb(
+        [1, 1, 9, 9, [0.0, 0.0, 0.0, 0.5], False, [["abcd", *_PASSAGE[1:]]]]
+    ),
 }
 
 

@@ -376,8 +376,9 @@ class _Source:
             done += part.shape[0]
 
     def rest(self) -> None:
-        """Whatever is left read (and checksummed): a damaged payload's checksum."""
-        while data := self._chunk(1 << 20):
+        """Whatever is left read (and checksummed): a damaged payload's checksum. A byte
+        more than it should hold is asked for first (not a megabyte at every load)."""
+        while data := self._chunk(min(max(self.size - self.at, 0) + 1, 1 << 20)):
             self._took(data, len(data))
 
     def _took(self, data: bytes, wanted: int) -> None:

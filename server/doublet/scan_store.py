@@ -265,7 +265,14 @@ def basis_of(candidate: Candidate, signatures: dict[str, bytes | None]) -> Basis
 # --- a pair as plain values -------------------------------------------------------------
 
 #: What plain values that are not an outcome's raise when they are made into one.
-_BAD_VALUES = (ValueError, TypeError, IndexError, KeyError, msgpack.UnpackException)
+_BAD_VALUES = (
+    ValueError,
+    TypeError,
+    IndexError,
+    KeyError,
+    OverflowError,
+    msgpack.UnpackException,
+)
 
 _FIELDS = ("a_covered", "b_covered", "a_units", "b_units", "resemblance", "lexical", "passages")
 
@@ -345,8 +352,8 @@ def _pair(a: str, b: str, values: Sequence) -> ScannedPair:
 def _passage(a, b, matched, score, longest_run, seeds, paraphrase, a_lines, b_lines, digest):
     return ScannedPassage(
         Passage(
-            Side(*a),
-            Side(*b),
+            Side(*(int(x) for x in a)),
+            Side(*(int(x) for x in b)),
             int(matched),
             float(score),
             int(longest_run),
