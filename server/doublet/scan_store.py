@@ -91,11 +91,12 @@ class ScanStore:
         if state is None or (state, settings, limit) != (self.state, self.settings, self.limit):
             return None
         try:
-            return [
-                _pair(a, b, _values(outcome)) if isinstance(outcome, bytes) else outcome
-                for (a, b), (_, outcome) in self.outcomes.items()
-                if _reported(outcome, reported)
-            ]
+            found = []
+            for (a, b), (_, outcome) in self.outcomes.items():
+                plain = _values(outcome) if isinstance(outcome, bytes) else outcome  # once
+                if _reported(plain, reported):
+                    found.append(_pair(a, b, plain) if isinstance(plain, list) else plain)
+            return found
         except _BAD_VALUES as exc:
             log.warning("the last scan's pairs are not used: one is malformed (%s)", exc)
             self.outcomes = {}
@@ -295,12 +296,12 @@ def _values(outcome: Packed) -> list:
     return values
 
 
-def _reported(outcome: ScannedPair | Packed, reported: Reported) -> bool:
+def _reported(outcome: ScannedPair | list, reported: Reported) -> bool:
     """``reported`` of an outcome, asked of its plain values without making the pair."""
     if isinstance(outcome, ScannedPair):
         score = outcome.resemblance.score if outcome.lexical else None
         return reported(outcome.similarity, bool(outcome.passages), score)
-    a_covered, b_covered, a_units, b_units, resemblance, lexical, passages = _values(outcome)
+    a_covered, b_covered, a_units, b_units, resemblance, lexical, passages = outcome
     similarity = (a_covered + b_covered) / max(a_units + b_units, 1)
     return reported(similarity, bool(passages), resemblance[3] if lexical else None)
 
