@@ -130,6 +130,64 @@ def test_arrays_freed_are_reused_without_faulting_their_pages_in_again() -> None
     assert _faults("keep") < _PAGES // 20  # kept: the first round's pages, and the growth
 
 
+#: In a fresh process with freed arrays kept: 80 MB of arrays of 8 MB made and filled,
+#: a block of 2 MB made after them (it pins the heap's top), then the arrays freed; the
+#: resident size they leave behind, made outside freed_arrays_given_back (argv[1]
+#: "kept"), inside it (nested, as threads' steps are: "inside"), or after it ("after").
+_GIVEN_BACK = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    from doublet import heap
+
+    def resident_mb():
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * 4096 / 2**20
+
+    assert heap.keep_freed_arrays()
+    start = resident_mb()
+    if sys.argv[1] == "inside":
+        with heap.freed_arrays_given_back(), heap.freed_arrays_given_back():
+            arrays = [np.ones(8 << 20, dtype=np.uint8) for _ in range(10)]
+            pin = np.ones(2 << 20, dtype=np.uint8)
+            del arrays
+            print(resident_mb() - start)
+    else:
+        if sys.argv[1] == "after":
+            with heap.freed_arrays_given_back():
+                pass
+        arrays = [np.ones(8 << 20, dtype=np.uint8) for _ in range(10)]
+        pin = np.ones(2 << 20, dtype=np.uint8)
+        del arrays
+        print(resident_mb() - start)
+    """
+)
+
+
+def _left_behind(how: str) -> float:
+    done = subprocess.run(
+        [sys.executable, "-c", _GIVEN_BACK, how],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return float(done.stdout)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
+def test_big_arrays_freed_within_a_step_that_gives_them_back_leave_nothing_behind() -> None:
+    assert _left_behind("kept") > 60  # kept in the heap for reuse, as a batch command has it
+    assert _left_behind("inside") < 10  # mapped afresh, and returned when freed
+    assert _left_behind("after") > 60  # kept again once the step is over
+
+
+def test_giving_back_freed_arrays_is_harmless_where_they_are_not_kept() -> None:
+    with heap.freed_arrays_given_back():
+        kept = [bytes(100) for _ in range(1000)]
+    assert all(len(b) == 100 for b in kept)
+
+
 def test_the_batch_commands_keep_freed_arrays_and_the_language_server_does_not(
     monkeypatch: pytest.MonkeyPatch, tmp_path, capsys: pytest.CaptureFixture
 ) -> None:

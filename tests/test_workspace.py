@@ -35,6 +35,7 @@ from doublet.workspace import (
     Questions,
     Workspace,
     _batches,
+    _Stamp,
 )
 
 # --- texts -----------------------------------------------------------------------------------
@@ -305,16 +306,41 @@ def test_an_edit_of_the_same_size_is_noticed_by_its_time(root: Path) -> None:
 
 def test_touching_a_file_does_not_reindex_it_but_updates_its_stamp(root: Path) -> None:
     workspace, _ = refreshed(root)
-    before = workspace.index.entry("a.txt").stamp
+    before = _Stamp.unpack(workspace.index.entry("a.txt").stamp)
     mtime = bump_mtime(root / "a.txt")
     changes = workspace.refresh()
     assert changes.updated == [] and changes.added == [] and not changes.changed
     assert changes.unchanged == len(DOCUMENTS)
-    after = workspace.index.entry("a.txt").stamp
-    assert after[1] == mtime != before[1]
-    assert after[0] == before[0] and after[2] == before[2]  # same size, same content digest
+    after = _Stamp.unpack(workspace.index.entry("a.txt").stamp)
+    assert before is not None and after is not None
+    assert after.mtime_ns == mtime != before.mtime_ns
+    assert (after.size, after.digest) == (before.size, before.digest)  # same content
     # the new stamp is kept: the next refresh needs no read either
     assert not workspace.refresh().changed
+
+
+def test_a_stamp_is_packed_as_earlier_indexes_saved_it_and_read_back_whole_or_not_at_all() -> None:
+    stamp = _Stamp(2_048, 1_764_000_000_123_456_789, "0f" * 16, 1_999)
+    packed = stamp.pack()
+    # an index saved before stamps were kept packed holds these very bytes: it loads
+    # without every file being read again
+    assert packed == msgpack.Packer(use_bin_type=True).pack(
+        (2_048, 1_764_000_000_123_456_789, "0f" * 16, 1_999)
+    )
+    assert _Stamp.unpack(packed) == stamp
+    assert (_Stamp.digest_of(packed), _Stamp.chars_of(packed)) == ("0f" * 16, 1_999)
+    for damaged in (
+        b"",
+        b"\xc1",
+        packed[:-1],
+        packed + b"\x00",
+        msgpack.packb((2_048, 1, b"0f", 1_999)),  # the digest as bytes
+        msgpack.packb((2_048, 1.5, "0f", 1_999)),  # a time that is no integer
+        msgpack.packb([1, 2, 3]),
+        msgpack.packb({"size": 1}),
+    ):
+        assert _Stamp.unpack(damaged) is None
+        assert _Stamp.digest_of(damaged) is None and _Stamp.chars_of(damaged) == 0
 
 
 def test_touching_after_a_warm_start_updates_the_saved_stamp(root: Path) -> None:
@@ -323,7 +349,7 @@ def test_touching_after_a_warm_start_updates_the_saved_stamp(root: Path) -> None
     mtime = bump_mtime(root / "d.txt")
     warm, changes = refreshed(root)
     assert changes.unchanged == len(DOCUMENTS) and not changes.changed
-    assert warm.index.entry("d.txt").stamp[1] == mtime
+    assert _Stamp.unpack(warm.index.entry("d.txt").stamp).mtime_ns == mtime
 
 
 def test_an_unchanged_index_is_not_written_again_and_a_touched_one_is(root: Path) -> None:

@@ -11,6 +11,15 @@ and cutting twelve of them into sentences together was slower than one by one.
 language server does not: its questions are small, and kept blocks left it
 holding 240 MB after a bench's edits on those pieces instead of 206.
 
+Some steps are better served the other way (:func:`freed_arrays_given_back`):
+a scan's selection holds many arrays of megabytes at once, made and freed by two
+threads in no order, and the report made from its pairs builds texts of tens of
+megabytes. Served from the heap and kept there when freed, the room each leaves
+is reused only by smaller ones, and the heap grows past what is live. Selecting
+100,000 documents' candidates peaked at 416 MB with every block kept, 386 MB
+with blocks of 4 MB and more mapped afresh (13.5 against 12.0-12.4 s: their
+pages faulted in again), 370 MB from 256 KB up (15.2 s), 410 MB from 16 MB up.
+
 Between steps the opposite holds: a scan's steps each build and drop hundreds of
 megabytes of arrays and small objects (keying, then the candidates' parts).
 glibc's allocator keeps what is freed inside its heap for later use, and a heap
@@ -49,20 +58,54 @@ KEPT_AT_TOP = 64 << 20
 #: process's one heap they are given back like the rest; the threads are few and
 #: allocate in big blocks, so sharing its lock costs nothing measurable.
 ARENAS = 1
+#: Blocks from this size on are mapped afresh within :func:`freed_arrays_given_back`.
+GIVEN_BACK_BLOCKS = 4 << 20
+
+_kept = False  # whether keep_freed_arrays is in effect
+_switching = threading.Lock()
+_giving_back = 0  # steps under way in freed_arrays_given_back
 
 
 def keep_freed_arrays() -> bool:
     """Have big blocks served from the heap and kept there when freed (glibc only);
     whether it was done. For the whole process, and for the processes it forks.
     Call it before the process starts any thread (see ARENAS)."""
+    global _kept
     mallopt = _glibc("mallopt")
     if mallopt is None:
         return False
-    return (
+    _kept = (
         bool(mallopt(_M_MMAP_THRESHOLD, KEPT_BLOCKS))
         and bool(mallopt(_M_TRIM_THRESHOLD, KEPT_AT_TOP))
         and bool(mallopt(_M_ARENA_MAX, ARENAS))
     )
+    return _kept
+
+
+@contextmanager
+def freed_arrays_given_back() -> Iterator[None]:
+    """Within, big blocks (GIVEN_BACK_BLOCKS and more) are mapped afresh and returned
+    when freed, even where :func:`keep_freed_arrays` is in effect: for a step that
+    holds many big arrays at once and frees them in no order. (Room already free in
+    the heap is still used first.) Steps on several threads nest; processes forked
+    meanwhile start this way too, so a step that forks its workers (keying,
+    aligning) runs outside."""
+    global _giving_back
+    mallopt = _glibc("mallopt") if _kept else None
+    if mallopt is None:
+        yield
+        return
+    with _switching:
+        if _giving_back == 0:
+            mallopt(_M_MMAP_THRESHOLD, GIVEN_BACK_BLOCKS)
+        _giving_back += 1
+    try:
+        yield
+    finally:
+        with _switching:
+            _giving_back -= 1
+            if _giving_back == 0:
+                mallopt(_M_MMAP_THRESHOLD, KEPT_BLOCKS)
 
 
 def give_back() -> None:

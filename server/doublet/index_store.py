@@ -110,7 +110,8 @@ class _HashingWriter:
 def _pack_documents(columns: dict) -> dict:
     """The documents' columns as msgpack values: arrays as raw bytes, names as one string
     of bytes (joined by NUL, which no file name holds; file names need not be valid
-    UTF-8), stamps each packed on its own, end to end (:class:`PackedStamps`)."""
+    UTF-8), stamps (bytes already: their callers pack them) end to end
+    (:class:`PackedStamps`)."""
     names = [name.encode("utf-8", "surrogateescape") for name in columns["names"]]
     if any(b"\0" in name for name in names):
         raise ValueError("a document name holds a NUL character")
@@ -121,9 +122,8 @@ def _pack_documents(columns: dict) -> dict:
     packed["names"] = b"\0".join(names)
     packed["name_lengths"] = np.fromiter(map(len, names), "<u4", len(names)).tobytes()
     packed["group_names"] = list(columns["group_names"])
-    packer = msgpack.Packer(use_bin_type=True)
-    stamps = [packer.pack(stamp) for stamp in columns["stamps"]]
-    packed["stamps"] = b"".join(stamps)
+    stamps = columns["stamps"]
+    packed["stamps"] = b"".join(stamps)  # (a TypeError if one is not bytes)
     packed["stamp_ends"] = np.cumsum(np.fromiter(map(len, stamps), "<u8", len(stamps))).tobytes()
     return packed
 
@@ -147,19 +147,18 @@ def _unpack_documents(packed: dict) -> dict:
 
 
 class PackedStamps(Sequence):
-    """The documents' stamps as saved, each unpacked when it is asked for.
+    """The documents' stamps as saved, end to end, each cut out when it is asked for.
 
-    A stamp is a document's record of its file (size, time, digest); only the refresh
-    reads them all, in the background. Unpacking 100,000 at once took 45 ms of an
-    editor's start, before its first answer, which needs one (the opened document's).
-    A stamp that does not unpack into a tuple is given as ``()``, which no caller
-    takes for its file's: that file is read again (the checksum makes it a writer's
-    bug, not a damaged disk)."""
+    A stamp is a document's record of its file (size, time, digest), packed by the
+    index's caller (the workspace); the index keeps it as it was given, and cuts it
+    out of the saved column when its entry is made (an editor's first answer needs
+    one, the opened document's). What a stamp holds is its caller's to check: one that
+    makes no sense to it has that file read again."""
 
     def __init__(self, packed: bytes, ends: np.ndarray) -> None:
         ends = ends.astype(np.int64)  # signed: a step back is negative, not huge
         lengths = np.diff(ends, prepend=0)
-        if (int(ends[-1]) if ends.shape[0] else 0) != len(packed) or np.any(lengths <= 0):
+        if (int(ends[-1]) if ends.shape[0] else 0) != len(packed) or np.any(lengths < 0):
             raise ValueError("the stamps do not match their lengths")
         self._packed = packed
         self._starts = ends - lengths
@@ -170,30 +169,9 @@ class PackedStamps(Sequence):
 
     def __getitem__(self, at):
         if isinstance(at, slice):
-            lo, hi, step = at.indices(len(self))
-            if step != 1:
-                return [self[i] for i in range(lo, hi, step)]
-            if hi <= lo:
-                return []
-            unpacker = msgpack.Unpacker(raw=False, use_list=False)
-            unpacker.feed(self._packed[int(self._starts[lo]) : int(self._ends[hi - 1])])
-            try:
-                found = list(unpacker)
-            except ValueError:  # msgpack's errors are ValueErrors: each on its own then
-                found = []
-            if len(found) == hi - lo and all(type(stamp) is tuple for stamp in found):
-                return found
-            return [self[i] for i in range(lo, hi)]
+            return [self[i] for i in range(*at.indices(len(self)))]
         at = range(len(self))[at]  # negative ids, and IndexError past the end
-        try:
-            stamp = msgpack.unpackb(
-                self._packed[int(self._starts[at]) : int(self._ends[at])],
-                raw=False,
-                use_list=False,
-            )
-        except ValueError:
-            return ()
-        return stamp if type(stamp) is tuple else ()
+        return self._packed[int(self._starts[at]) : int(self._ends[at])]
 
 
 #: The msgpack extension type that stands for an array of the raw section.

@@ -225,14 +225,12 @@ def test_sentence_keys_are_indexed_beside_fingerprints():
     index.add("a", doc.keys, PROSE)
     entry = index.entry("a")
     sentence_keys = index_module.SENTENCES
-    assert entry.postings == {
-        FINGERPRINTS: len(doc.fingerprints),
-        sentence_keys: len(doc.sentence_keys),
-        index_module.LEXICON: 0,  # prose keeps no lexicon
-    }
-    assert entry.postings[sentence_keys] > 0
+    assert entry.postings == (len(doc.fingerprints), len(doc.sentence_keys), 0)  # prose: no lexicon
+    assert entry.postings_of(FINGERPRINTS) == len(doc.fingerprints)
+    assert entry.postings_of(index_module.LEXICON) == 0
+    assert entry.postings_of(sentence_keys) == len(doc.sentence_keys) > 0
     keys, _, positions = index.live_postings(sentence_keys)
-    assert len(keys) == entry.postings[sentence_keys]
+    assert len(keys) == entry.postings_of(sentence_keys)
     assert set(positions.tolist()) <= set(range(doc.unit_count))
 
 
@@ -288,7 +286,7 @@ def test_compaction_keeps_every_live_posting():
     docs = {name: document(name, text_of([i, (i + 3) % 10])) for i, name in enumerate("abcdef")}
     for name, doc in docs.items():
         index.add(name, doc.keys, PROSE)
-    before = {name: dict(index.entry(name).postings) for name in docs}
+    before = {name: index.entry(name) for name in docs}
     for name in "abc":
         index.remove(name)
     index._compact()
@@ -296,7 +294,7 @@ def test_compaction_keeps_every_live_posting():
         _, ids, _ = index.live_postings(kind)
         counts = np.bincount(ids)
         assert {index.entry_of(i).name: int(c) for i, c in enumerate(counts) if c} == {
-            name: before[name][kind] for name in "def" if before[name][kind]
+            name: before[name].postings_of(kind) for name in "def" if before[name].postings_of(kind)
         }
 
 
@@ -396,13 +394,13 @@ def test_a_snapshot_exports_what_the_index_held_whatever_happens_to_it_after() -
     texts = {f"d{i}.txt": " ".join(UNRELATED_SENTENCES[i : i + 6]) for i in range(12)}
     index = Index()
     for name, text in texts.items():
-        index.add(name, Document(name, text, prose).keys, prose, stamp=(1, 2, name, 3))
+        index.add(name, Document(name, text, prose).keys, prose, stamp=name.encode())
     index.remove("d3.txt")  # a tombstone, compacted by the export
     expected = index.snapshot().export()
     snapshot = index.snapshot()
     index.add("d0.txt", Document("d0.txt", "Something else entirely.", prose).keys, prose)
     index.rename("d1.txt", "moved.txt")
-    index.set_stamp("d2.txt", (9, 9, "changed", 9))
+    index.set_stamp("d2.txt", b"changed")
     for name in list(index.names())[:8]:
         index.remove(name)  # enough dead postings to compact the index itself
     got = snapshot.export()

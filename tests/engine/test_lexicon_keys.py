@@ -97,7 +97,7 @@ def test_a_program_has_one_key_per_distinct_literal_and_prose_has_none() -> None
     assert len(program.lexicon_keys) == distinct == 5  # 4 messages and 20
     assert len(Document("essay.txt", "Grades of the class.", MODES["prose"]).lexicon_keys) == 0
     index = indexed({"Grades.java": program})
-    assert index.entry("Grades.java").postings[LEXICON] == distinct
+    assert index.entry("Grades.java").postings_of(LEXICON) == distinct
 
 
 def test_a_restructured_copy_is_a_candidate_by_what_it_says_alone() -> None:

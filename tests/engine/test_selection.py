@@ -55,8 +55,8 @@ def role_of(name: str) -> Role:
     return Role(group=name.split("-")[0]) if "-" in name else Role()
 
 
-def digest_of(stamp: tuple) -> str | None:
-    return stamp[0] if stamp else None
+def digest_of(stamp: bytes) -> str | None:
+    return stamp.decode() if stamp else None
 
 
 class Folder:
@@ -70,7 +70,7 @@ class Folder:
         text = text_of(name, parts)
         mode = MODES["code" if name.endswith(".py") else "prose"]
         keys = Document(name, text, mode).keys
-        stamp = (hashlib.blake2b(text.encode(), digest_size=8).hexdigest(),)
+        stamp = hashlib.blake2b(text.encode(), digest_size=8).hexdigest().encode()
         self.index.add(name, keys, mode, role_of(name), stamp)
         self.keys[name] = keys
 

@@ -500,6 +500,11 @@ def _html(data: dict, args: argparse.Namespace, texts: Texts) -> str:
 def run_report(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     scan = _scan(args)
+    with heap.freed_arrays_given_back():  # the page is tens of megabytes (doublet/heap)
+        return _write_report(args, scan, started)
+
+
+def _write_report(args: argparse.Namespace, scan: _Scan, started: float) -> int:
     if scan.kept is not None:  # the page of this very index and these settings
         page, summary = scan.kept.text, scan.kept.summary
     else:
@@ -530,11 +535,12 @@ def run_scan(args: argparse.Namespace) -> int:
     if scan.kept is not None:  # the report of this very index and these settings
         sys.stdout.write(scan.kept.text + _summary(scan.kept.summary, args, started))
         return 0
-    text = _rendered(scan.data, args, scan.texts)
-    summary = summary_of(scan.data)
-    sys.stdout.write(text + _summary(summary, args, started))
-    if scan.keeping is not None:
-        scan.keeping.keep(text, scan.data["warnings"], summary)
+    with heap.freed_arrays_given_back():  # the report's big texts (doublet/heap)
+        text = _rendered(scan.data, args, scan.texts)
+        summary = summary_of(scan.data)
+        sys.stdout.write(text + _summary(summary, args, started))
+        if scan.keeping is not None:
+            scan.keeping.keep(text, scan.data["warnings"], summary)
     return 0
 
 
@@ -599,13 +605,14 @@ def _scan(args: argparse.Namespace) -> _Scan:
             )
         warnings = _warn(workspace)
         pairs = workspace.scan(_progress(show_progress, "comparing"), parallel=True, keep=keep)
-        # made after selecting and aligning, which it would only weigh on (22 MB of names
-        # and counts at 100,000 documents)
-        listing = with_given(listing_of(workspace, shown), workspace, pairs)
-        data = scan_data(listing, pairs, inputs.skipped + skipped, warnings)
-        # read now, in the scratch folder's lifetime, and only for renderings that quote
-        quoted = getattr(args, "format", "html") in ("html", "text")
-        texts = texts_of(pairs, listing, workspace.document) if quoted else {}
+        with heap.freed_arrays_given_back():  # nothing is keyed or aligned from here on
+            # made after selecting and aligning, which it would only weigh on (22 MB of
+            # names and counts at 100,000 documents)
+            listing = with_given(listing_of(workspace, shown), workspace, pairs)
+            data = scan_data(listing, pairs, inputs.skipped + skipped, warnings)
+            # read now, in the scratch folder's lifetime, and only for renderings that quote
+            quoted = getattr(args, "format", "html") in ("html", "text")
+            texts = texts_of(pairs, listing, workspace.document) if quoted else {}
         return _Scan(quotable(data, texts) if quoted else data, lambda: texts, keeping=where)
 
 

@@ -172,7 +172,7 @@ def boilerplate_shares(
     mode_of = np.zeros(index.id_count(), np.int64)
     for lo in range(0, len(entries), _ENTRIES_SLICE):
         for e in entries[lo : lo + _ENTRIES_SLICE]:
-            total += e.postings[FINGERPRINTS]
+            total += e.postings_of(FINGERPRINTS)
             mode_of[e.id] = modes.setdefault(e.mode.name, len(modes))
         between()
     if not total:
@@ -859,7 +859,7 @@ def _shared_keys(postings: _Postings, n: int) -> Iterator[tuple[int, int]]:
 
 def _keyed(entry: Entry) -> int:
     """How many of a document's sentences have keys."""
-    return entry.postings[SENTENCES] // BANDS
+    return entry.postings_of(SENTENCES) // BANDS
 
 
 def _isin_sorted(values: np.ndarray, sorted_unique: np.ndarray) -> np.ndarray:

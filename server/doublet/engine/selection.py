@@ -445,7 +445,7 @@ class _Reselection:
                 keep = mine[doc]
                 which, doc, at = which[keep], doc[keep], at[keep]
             held = np.bincount(doc[mine[doc]], minlength=self.n)
-            if any(int(held[e.id]) != e.postings[kind] for e in documents):
+            if any(int(held[e.id]) != e.postings_of(kind) for e in documents):
                 raise _Unsure  # the keys read now are not those indexed
             found[kind] = (wanted[which], doc, at)
         return found, counted
@@ -611,10 +611,10 @@ def _signatures(entries: list[Entry], digest_of: DigestOf) -> list[bytes | None]
         mode = modes.get(id(e.mode))
         if mode is None:
             mode = modes[id(e.mode)] = repr(sorted(e.mode.as_data().items())).encode()
-        role, postings = e.role, e.postings
+        role = e.role
         text = (
-            f"{content}|{e.units}|{postings[FINGERPRINTS]}|{postings[SENTENCES]}|"
-            f"{postings[LEXICON]}|{role.template:d}{role.reference:d}|{role.group!r}|"
+            f"{content}|{e.units}|{e.postings_of(FINGERPRINTS)}|{e.postings_of(SENTENCES)}|"
+            f"{e.postings_of(LEXICON)}|{role.template:d}{role.reference:d}|{role.group!r}|"
         )
         digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16)
         digest.update(mode)
