@@ -7,10 +7,13 @@ network, and survives hostile text and names.
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import re
 from pathlib import Path
+
+import pytest
 
 from doublet.report_html import anonymous_paths, render_html, report_payload, utf16_offsets
 from tests.commands import doublet
@@ -192,3 +195,23 @@ def test_template_text_is_marked_given(tmp_path: Path) -> None:
     (folder / "doublet.toml").write_text("", "utf-8")
     plain = json.loads(doublet("scan", str(folder), "--format", "json", "--no-index").stdout)
     assert all("given" not in d for d in plain["documents"])
+
+
+def test_a_page_is_written_whole_a_slice_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A report of 100,000 documents is 30 MB of text: written whole, it was first
+    encoded into a copy of all of it; written a slice at a time, it is the same."""
+    from doublet.cli import main as cli
+
+    class Recording(io.StringIO):
+        def write(self, piece: str) -> int:
+            pieces.append(len(piece))
+            return super().write(piece)
+
+    pieces: list[int] = []
+    monkeypatch.setattr(cli, "_WRITE_SLICE", 7)
+    text = "naïve café — ünïcödé \U0001f600 " * 50 + "end"
+    out = Recording()
+    assert cli._write_text(out, text) == len(text.encode("utf-8"))
+    assert out.getvalue() == text
+    assert max(pieces) == 7 and len(pieces) == -(-len(text) // 7)
+    assert cli._write_text(out, "") == 0
