@@ -543,6 +543,65 @@ def test_sentence_seeds_of_two_pairs_are_never_taken_for_one() -> None:
     assert pairs.tolist() == [57, 59] and seeds.tolist() == [1, 1]
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    shared=st.lists(
+        st.tuples(st.integers(0, 40), st.integers(0, 6), st.integers(0, 6)), max_size=120
+    ),
+    chunk=st.integers(1, 50),
+    n=st.sampled_from([7, 100_000, 3_000_000_000]),
+)
+def test_sentence_seeds_packed_exactly_are_those_named_by_a_hash(
+    shared: list[tuple[int, int, int]], chunk: int, n: int
+) -> None:
+    """A batch scan names a shared key's two sentences by packing (pair, position in A,
+    position in B) into 64 bits where they fit, instead of hashing them: the same seeds,
+    each counted once per pair of sentences met SEED_BANDS times or more."""
+    from doublet.engine.candidates import (
+        _packed_sentence_seeds,
+        _sentence_pairs,
+        _sentence_seeds,
+        sentence_bits,
+    )
+
+    groups = np.array([g * 7919 % max(n * n - 1, 1) for g, _, _ in shared], dtype=np.int64)
+    at_a = np.array([a * 1_000 for _, a, _ in shared], dtype=np.uint32)
+    at_b = np.array([b * 999 for _, _, b in shared], dtype=np.uint32)
+    bits = sentence_bits(n, 6_000)
+    if n == 3_000_000_000:
+        assert bits is None  # too many documents to pack their pairs beside two positions
+        return
+    assert bits is not None
+    cut = range(0, len(shared), chunk)
+    packed = _packed_sentence_seeds(
+        ((groups[i : i + chunk], at_a[i : i + chunk], at_b[i : i + chunk]) for i in cut), bits
+    )
+    hashed = _sentence_seeds(
+        _sentence_pairs(groups[i : i + chunk], at_a[i : i + chunk], at_b[i : i + chunk])
+        for i in cut
+    )
+    met: dict[tuple[int, int, int], int] = {}
+    for key in zip(groups.tolist(), at_a.tolist(), at_b.tolist(), strict=True):
+        met[key] = met.get(key, 0) + 1
+    plain: dict[int, int] = {}
+    for (group, _, _), times in met.items():
+        if times >= SEED_BANDS:
+            plain[group] = plain.get(group, 0) + 1
+    expected = sorted(plain.items())
+    for pairs, seeds in (packed, hashed):
+        assert pairs.dtype == np.int64
+        assert list(zip(pairs.tolist(), seeds.tolist(), strict=True)) == expected
+
+
+def test_sentence_bits_fit_a_pair_and_two_positions_in_64_bits() -> None:
+    from doublet.engine.candidates import sentence_bits
+
+    assert sentence_bits(100_000, 16_131) == 14  # 34 bits of pairs and two of 14
+    assert sentence_bits(100_000, 0) == 1
+    assert sentence_bits(1_000_000, 16_131) is None  # 40 + 28 bits
+    assert sentence_bits(2, 2**31 - 1) == 31
+
+
 def _plain_postings(keys: np.ndarray, docs: np.ndarray, ignored: np.ndarray) -> tuple:
     """The rule ``_Postings.without_keys`` and ``of`` follow, one posting at a time: keys
     not ignored, the first MAX_REPEATS of each (key, document); per distinct key, where

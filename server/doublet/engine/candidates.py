@@ -521,7 +521,9 @@ def all_candidates(
     reworded = _paired(index, SENTENCES, given, min(pairing, SENTENCE_PAIRING), noted)
     parts = _parts(reworded.pair_count()) * parts_times
     plan = reworded.plan(parts) if parts > 1 else None
-    seeds_of_part = partial(_sentence_seeds_of_part, reworded, n, parts, plan)
+    most = int(reworded.positions.max()) if reworded.positions.shape[0] else 0
+    bits = sentence_bits(n, most)
+    seeds_of_part = partial(_sentence_seeds_of_part, reworded, n, parts, plan, bits=bits)
     found_parts = list(each(seeds_of_part, range(parts)))
     del reworded, plan, seeds_of_part
     pair_ids = np.concatenate([ids for ids, _ in found_parts])  # each pair in one part
@@ -594,13 +596,23 @@ def _paired(
 
 
 def _sentence_seeds_of_part(
-    postings: _Postings, n: int, parts: int, plan: _PairPlan | None, part: int
+    postings: _Postings,
+    n: int,
+    parts: int,
+    plan: _PairPlan | None,
+    part: int,
+    bits: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The sentence seeds of the pairs in ``part`` (pair ids as a * n + b, and counts;
-    ``plan``: the postings' ``plan`` of ``parts``, or None)."""
+    ``plan``: the postings' ``plan`` of ``parts``, or None; ``bits``: ``sentence_bits``
+    of the folder, or None)."""
+    pairs = postings.pairs(part, parts, plan)
+    if bits is not None:
+        return _packed_sentence_seeds(
+            ((a.astype(np.int64) * n + b, at_a, at_b) for a, b, at_a, at_b in pairs), bits
+        )
     return _sentence_seeds(
-        _sentence_pairs(a.astype(np.int64) * n + b, at_a, at_b)
-        for a, b, at_a, at_b in postings.pairs(part, parts, plan)
+        _sentence_pairs(a.astype(np.int64) * n + b, at_a, at_b) for a, b, at_a, at_b in pairs
     )
 
 
@@ -954,6 +966,41 @@ def _sentence_seeds(
     _, first = np.unique(named[carrying], return_index=True)
     groups = _emptied_into_one(groups_parts)[carrying[first]]
     return np.unique(groups, return_counts=True)
+
+
+def sentence_bits(n: int, most_position: int) -> int | None:
+    """The bits a sentence's position takes when a pair of ``n`` documents' ids (a * n +
+    b) and the positions of its two sentences, up to ``most_position``, fit in 64 bits
+    side by side (:func:`_packed_sentence_seeds`); None if they do not (past about
+    100,000 documents with positions of 2^14 units)."""
+    bits = max(1, most_position.bit_length())
+    return bits if max(n * n - 1, 1).bit_length() + 2 * bits <= 64 else None
+
+
+def _packed_sentence_seeds(
+    chunks: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]], bits: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_sentence_seeds` of shared sentence keys given as (group, position in A,
+    position in B) that fit 64 bits side by side (``bits`` each position): the packed
+    value names the two sentences exactly, and its group is read back from it. No
+    array of groups is held beside the names, nor hashed, and the names are sorted in
+    place: a part of a folder's pairs (millions) takes a third of the memory."""
+    shift = np.uint64(bits)
+    named_parts = []
+    for groups, at_a, at_b in chunks:
+        named = groups.astype(np.uint64) << shift
+        named |= at_a.astype(np.uint64)
+        named <<= shift
+        named |= at_b.astype(np.uint64)
+        named_parts.append(named)
+    if not named_parts:
+        nothing = np.zeros(0, np.int64)
+        return nothing, nothing
+    named = _emptied_into_one(named_parts)
+    named.sort()
+    seeds = _repeated(named, SEED_BANDS)
+    del named
+    return np.unique((seeds >> (shift + shift)).astype(np.int64), return_counts=True)
 
 
 def _emptied_into_one(parts: list[np.ndarray]) -> np.ndarray:
