@@ -124,6 +124,37 @@ def test_a_command_scan_after_a_change_leaves_the_postings_in_the_saved_file(roo
     assert workspace.pairs()  # read back whole when asked
 
 
+@pytest.mark.skipif(os.name == "nt", reason="Windows renames no open file: the index keeps them")
+def test_a_selection_made_again_lets_go_of_the_postings_before_the_signatures(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Selecting again reads each kind's postings whole; the documents' signatures need
+    only the fingerprints' (read back): the others are not held beside them."""
+    from doublet import workspace as workspace_module
+
+    held_then: list[dict[str, bool]] = []
+    real = workspace_module.document_signatures
+
+    def recording(index, *args):
+        held_then.append({kind: table._base is not None for kind, table in index._tables.items()})
+        return real(index, *args)
+
+    def scanned() -> list:
+        workspace = Workspace.open(root)
+        workspace.refresh()
+        workspace.save(batch=True)
+        return workspace.scan(keep=True, parallel=True)
+
+    scanned()
+    source = (root / ANSWERS[0].name).read_text(encoding="latin-1")
+    with (root / ANSWERS[3].name).open("a", encoding="latin-1") as out:
+        out.write("\n\n" + source[: len(source) // 2] + "\n")
+    afresh = _scan_afresh(root)
+    monkeypatch.setattr(workspace_module, "document_signatures", recording)
+    assert scanned() == afresh
+    assert held_then == [{kind: False for kind in held_then[0]}]
+
+
 def test_kept_outcomes_are_written_back_as_they_were_read(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -767,6 +767,10 @@ class Workspace:
         ``keep``, its selection of candidates)."""
         with heap.freed_arrays_given_back():  # many big arrays at once (doublet/heap)
             candidates, ignored = self._select(store, settings.max_docs, parallel, keep)
+        if parallel:
+            # a selection made again from the last scan's read every kind whole; the
+            # signatures read back only the fingerprints' (of 183 MB at 100,000 documents)
+            self._let_go_of_postings()
         signatures = document_signatures(
             self.index, (name for c in candidates for name in (c.a, c.b)), ignored, _Stamp.digest_of
         )
@@ -778,9 +782,7 @@ class Workspace:
         kept = store.outcomes  # as read: a kept outcome is written back as it was read
         aligner = align_here
         if parallel:
-            # the postings are not asked for again (a selection made again from the last
-            # scan's, after a few changes, kept them): 183 MB at 100,000 documents
-            self._let_go_of_postings()
+            self._let_go_of_postings()  # nothing asks for them again, nor do the aligners
             heap.give_back()  # what selecting freed: else the workers forked now share it
             known = {e.name: (e.mode, e.units) for e in self.index.entries()}
             aligner = parallel_aligner(self.root, known)
@@ -827,8 +829,9 @@ class Workspace:
         """Leave the index's postings in the files the last save wrote, if they are this
         index's (``save(batch=True)``): a whole folder's selection reads each kind a
         slice at a time and needs them for nothing else, and neither do the aligners
-        forked after it."""
-        readable, self._readable = self._readable, None
+        forked after it. Again after anything read them back whole, while the index is
+        still the one saved."""
+        readable = self._readable
         if readable is not None and readable[0] == self.index.generation:
             self.index.keep_postings_in(readable[1])
 
