@@ -26,7 +26,7 @@ from doublet.engine.candidates import (
 )
 from doublet.engine.document import Document, DocumentKeys
 from doublet.engine.fingerprints import Fingerprints
-from doublet.engine.index import Index, Role
+from doublet.engine.index import KINDS, Index, Role
 from doublet.engine.matching import Settings, all_pairs, similar
 from doublet.engine.modes import MODES, Mode
 from doublet.engine.passages import clustered_groups
@@ -499,10 +499,19 @@ def test_postings_read_a_few_at_a_time_give_the_same_selection_and_notes(
         given = {kind: keys.tolist() for kind, keys in seen.given.items()}
         return found, ignored.tolist(), counted, given
 
-    whole = selected()
+    def paired() -> list:
+        from doublet.engine.candidates import _paired
+
+        held = [_paired(index, kind, np.zeros(0, np.uint32), 20, None) for kind in KINDS]
+        fields = ("docs", "positions", "starts", "counts", "documents")
+        return [[getattr(p, f).tolist() for f in fields] for p in held]
+
+    whole, whole_paired = selected(), paired()
     monkeypatch.setattr(index_module, "_SLICE", slice_size)
     assert selected() == whole
     assert len(whole[0]) > 100 and whole[1] and whole[2]["sentences"][0]
+    # each slice's runs of keys put end to end are the whole's
+    assert paired() == whole_paired
 
 
 def test_postings_without_their_keys_values_refuse_what_needs_them() -> None:

@@ -251,6 +251,35 @@ class _Postings:
         positions = positions.astype(np.uint32, copy=False)
         return _Postings(keys, docs, positions, starts, counts, documents)
 
+    @staticmethod
+    def stitched(
+        docs: np.ndarray,
+        positions: np.ndarray,
+        per_key: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    ) -> _Postings:
+        """Postings read in slices of whole runs of keys, without their keys' values
+        (:meth:`without_key_values`): each slice's (starts, counts, documents), put end
+        to end, are the whole's, its starts moved by the postings before it. The types
+        are those :meth:`of` gives; ``per_key`` is emptied."""
+        no_keys = np.zeros(0, np.uint32)
+        if not docs.shape[0]:
+            nothing = np.zeros(0, np.int64)
+            per_key.clear()
+            return _Postings(no_keys, docs, positions, nothing, nothing, nothing)
+        kind = np.int32 if docs.shape[0] < 2**31 else np.int64
+        starts, counts, documents = [], [], []
+        before = 0  # postings in the slices before
+        for slice_starts, slice_counts, slice_documents in per_key:
+            starts.append(slice_starts.astype(kind) + kind(before))
+            counts.append(slice_counts.astype(kind))
+            documents.append(slice_documents.astype(kind))
+            before += int(slice_counts.sum())
+        per_key.clear()
+        docs = docs.astype(np.int32, copy=False) if docs.max() < 2**31 else docs
+        positions = positions.astype(np.uint32, copy=False)
+        joined = (np.concatenate(part) for part in (starts, counts, documents))
+        return _Postings(no_keys, docs, positions, *joined)
+
     def without_keys(self, ignored: np.ndarray, own: bool = False) -> _Postings:
         """The postings minus those of ``ignored`` keys, and at most MAX_REPEATS
         positions per key and document (text repeated inside one file — a table,
@@ -582,7 +611,13 @@ def _paired(
     keys left out (``given``, and those in more than ``limit`` documents) and a key's
     postings past MAX_REPEATS in one document. Each is a question about one key, so it
     is decided a slice of keys at a time as they are read (``noted`` sees each slice
-    first): what is left out is never held, nor are the whole kind's postings twice."""
+    first): what is left out is never held, nor are the whole kind's postings twice.
+
+    A slice holds whole runs of keys (``held_by_several``), so where each key's run
+    starts, its postings and its documents are the slices' put end to end: the keys'
+    values are never kept (:meth:`_Postings.without_key_values`; a folder's sentence
+    keys 30 MB), nor worked out again over all the postings."""
+    per_key: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
     def kept(slices: Iterator) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         for keys, docs, positions in held_by_several(slices):
@@ -590,9 +625,11 @@ def _paired(
             if noted is not None:
                 noted(held)
             left = held.without_keys(_left_out(held, given, limit), own=True)
+            per_key.append((left.starts, left.counts, left.documents))
             yield left.keys, left.docs, left.positions
 
-    return _Postings.of(*index.live_postings(kind, keep=kept)).without_key_values()
+    _, docs, positions = index.live_postings(kind, keep=kept, with_keys=False)
+    return _Postings.stitched(docs, positions, per_key)
 
 
 def _sentence_seeds_of_part(

@@ -1256,10 +1256,13 @@ class Index:
         one_in: int = 1,
         between: Callable[[], None] = lambda: None,
         keep: Callable[[Iterator], Iterator] | None = None,
+        with_keys: bool = True,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """All live postings of a kind as (key, doc id, position), sorted by key, id,
         position (:meth:`live_slices` joined); ``keep`` may leave some out, given the
-        slices and giving them back filtered, in order.
+        slices and giving them back filtered, in order. Without ``with_keys``, the keys
+        are not kept (an empty array stands for them): a caller that saw each slice's
+        keys as it went by may need only where each key's run starts.
 
         Each slice is written where it goes, into arrays as long as all the postings
         (not joined at the end: a second copy of all), which are cut to those kept:
@@ -1270,16 +1273,22 @@ class Index:
         slices = self.live_slices(kind, one_in, between)
         if keep is not None:
             slices = keep(slices)
-        found = (np.empty(total, np.uint32), np.empty(total, np.int32), np.empty(total, np.uint32))
+        found = (
+            np.empty(total if with_keys else 0, np.uint32),
+            np.empty(total, np.int32),
+            np.empty(total, np.uint32),
+        )
         filled = 0
         for part in slices:
             end = filled + part[0].shape[0]
             for array, values in zip(found, part, strict=True):
-                array[filled:end] = values
+                if array.shape[0]:
+                    array[filled:end] = values
             filled = end
         if filled < total:  # postings of removed documents, or not kept: given back
             for array in found:
-                array.resize(filled, refcheck=False)
+                if array.shape[0]:
+                    array.resize(filled, refcheck=False)
         return found
 
     # --- saving and loading ---------------------------------------------------------
