@@ -214,7 +214,7 @@ def document_signatures(
     index: Index,
     names: Iterable[str],
     ignored: np.ndarray,
-    digest_of: Callable[[tuple], str | None],
+    digest_of: Callable[[bytes], str | None],
 ) -> dict[str, bytes | None]:
     """Each document's signature: its content digest (``digest_of`` its stamp), its
     mode, and the ignored fingerprint keys it holds; None for one without a digest."""

@@ -98,7 +98,7 @@ MIN_BAND = 2
 #: A document's keys as indexed (read and cut up again, or kept since indexed).
 KeysOf = Callable[[str], DocumentKeys]
 #: The content digest a document's stamp records (None: unknown).
-DigestOf = Callable[[tuple], "str | None"]
+DigestOf = Callable[[bytes], "str | None"]
 
 
 @dataclass(frozen=True)
