@@ -168,8 +168,11 @@ class PackedStamps(Sequence):
         return int(self._ends.shape[0])
 
     def __getitem__(self, at):
-        if isinstance(at, slice):
-            return [self[i] for i in range(*at.indices(len(self)))]
+        if isinstance(at, slice):  # a slice of entries made at once: cut in one pass
+            lo, hi, step = at.indices(len(self))
+            packed = self._packed
+            starts, ends = self._starts[lo:hi:step].tolist(), self._ends[lo:hi:step].tolist()
+            return [packed[start:end] for start, end in zip(starts, ends, strict=True)]
         at = range(len(self))[at]  # negative ids, and IndexError past the end
         return self._packed[int(self._starts[at]) : int(self._ends[at])]
 
