@@ -40,7 +40,7 @@ import threading
 import time
 import weakref
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +50,7 @@ import msgpack
 import numpy as np
 
 from doublet.engine.index import KINDS, Index, StoredPostings
+from doublet.rows import Rows
 from doublet.skipped import NotText
 from doublet.sources import open_regular
 
@@ -187,27 +188,6 @@ _ALIGN = 8
 
 def _aligned(size: int) -> int:
     return -(-size // _ALIGN) * _ALIGN
-
-
-@dataclass(frozen=True)
-class Rows:
-    """A list to save (:func:`write_checked`) made a row at a time as it is written:
-    each row packed, then let go of, so that the rows of a big list (a scan's
-    100,000 pairs, as nested lists) are never all held at once. Read back, a list."""
-
-    count: int
-    rows: Callable[[], Iterator[object]]
-
-    def __len__(self) -> int:
-        return self.count
-
-    def __iter__(self) -> Iterator[object]:
-        made = 0
-        for row in self.rows():
-            made += 1
-            yield row
-        if made != self.count:
-            raise ValueError(f"{made} rows made, {self.count} announced")
 
 
 def _write_payload(

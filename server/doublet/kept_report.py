@@ -126,13 +126,21 @@ def load(root: Path, key: bytes) -> KeptReport | None:
 def save(root: Path, key: bytes, report: KeptReport) -> None:
     """Keep ``report`` under ``key`` in place of the last one; IndexFileError if it
     cannot be written."""
+    encoded = report.text.encode("utf-8", "surrogatepass")
+    save_encoded(root, key, encoded, report.warnings, report.summary)
+
+
+def save_encoded(
+    root: Path, key: bytes, encoded: bytes | bytearray, warnings: list[str], summary: dict
+) -> None:
+    """:func:`save` of a report whose text is given in UTF-8 (as it was written out)."""
     data = {
         "key": key,
         # as an array, the text goes to the file as it is (bytes would be copied into
         # the file's head first: 30 MB more at the end of a 100,000-document scan)
-        "text": np.frombuffer(report.text.encode("utf-8", "surrogatepass"), np.uint8),
-        "warnings": report.warnings,
-        "summary": report.summary,
+        "text": np.frombuffer(encoded, np.uint8),
+        "warnings": warnings,
+        "summary": summary,
     }
     try:
         index_store.write_checked(root, FILE, data, MAGIC, VERSION)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from doublet.engine.document import Document
 from doublet.engine.matching import Unavailable
 from doublet.engine.passages import Side
+from doublet.rows import Rows
 from doublet.scanned import ScannedPair
 from doublet.skipped import NotText, Skipped
 from doublet.workspace import Workspace
@@ -41,16 +42,19 @@ class Listing:
     def ids(self) -> dict[str, int]:
         return {name: i for i, name in enumerate(self.names)}
 
-    def data(self) -> list[dict]:
-        rows = []
-        for i, n in enumerate(self.names):
-            row = {"id": i, "path": self.shown[n], "chars": self.chars[n], "mode": self.modes[n]}
-            if n in self.groups:
-                row["group"] = self.groups[n]
-            if n in self.given:
-                row["given"] = [list(span) for span in self.given[n]]
-            rows.append(row)
-        return rows
+    def data(self) -> Rows:
+        """The documents as data, each made as it is read (doublet/rows)."""
+        return Rows(len(self.names), lambda: map(self.row, range(len(self.names))))
+
+    def row(self, i: int) -> dict:
+        """Document ``i`` as data."""
+        n = self.names[i]
+        row = {"id": i, "path": self.shown[n], "chars": self.chars[n], "mode": self.modes[n]}
+        if n in self.groups:
+            row["group"] = self.groups[n]
+        if n in self.given:
+            row["given"] = [list(span) for span in self.given[n]]
+        return row
 
 
 def _side(side: Side, lines: tuple[int, int]) -> dict:
@@ -119,14 +123,14 @@ def scan_data(
     ids = listing.ids()
     return {
         "documents": listing.data(),
-        "pairs": [pair_data(pair, ids) for pair in pairs],
+        "pairs": Rows(len(pairs), lambda: (pair_data(pair, ids) for pair in pairs)),
         "skipped": [{"path": s.path, "reason": s.reason} for s in skipped],
         "warnings": list(warnings),
     }
 
 
 def compare_data(listing: Listing, pair: ScannedPair, measures: dict[str, float]) -> dict:
-    data = {"documents": listing.data()}
+    data = {"documents": list(listing.data())}
     data.update(pair_data(pair, listing.ids()))
     data["measures"] = {k: round(v, 4) if isinstance(v, float) else v for k, v in measures.items()}
     return data

@@ -48,6 +48,7 @@ from doublet.engine.matching import Settings
 from doublet.engine.passages import Passage, Side
 from doublet.engine.resemblance import Resemblance
 from doublet.engine.selection import Selection, as_data, from_data
+from doublet.rows import Rows
 from doublet.scanned import ScannedPair, ScannedPassage
 
 log = logging.getLogger(__name__)
@@ -174,7 +175,7 @@ class ScanStore:
             "state": self.state,
             "limit": self.limit,
             "names": [name.encode("utf-8", "surrogateescape") for name in names],
-            "pairs": index_store.Rows(len(self.outcomes), rows),
+            "pairs": Rows(len(self.outcomes), rows),
             "selection": None if self.selection is None else as_data(self.selection),
         }
         try:

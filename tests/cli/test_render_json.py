@@ -7,7 +7,8 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from doublet.cli.report import render_json
+from doublet.cli.report import json_pieces, render_json
+from doublet.rows import Rows
 
 _SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text())
 _VALUES = st.recursive(
@@ -34,3 +35,13 @@ def test_each_document_and_pair_is_on_a_line_of_its_own() -> None:
     assert lines[3] == '    {"id": 1, "path": "é"}'
     assert lines[6] == '    {"a": 0, "b": 1, "passages": [{"a": {"start": 0}}]}'
     assert lines[-2:] == ['  "warnings": []', "}"]
+
+
+@given(st.dictionaries(st.text(), st.lists(_VALUES, max_size=4), max_size=4))
+def test_rows_made_as_they_are_read_render_as_the_list_they_make(data: dict) -> None:
+    """A scan's documents and pairs are rows made as the rendering reads them
+    (doublet/rows): the same text as the lists, read twice alike (the summary reads
+    them before the rendering does)."""
+    rows = {key: Rows(len(value), lambda value=value: iter(value)) for key, value in data.items()}
+    assert render_json(rows) == render_json(data)
+    assert "".join(json_pieces(rows)) == render_json(data)

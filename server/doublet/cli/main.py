@@ -16,13 +16,14 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TextIO, TypeVar
 
 from doublet import __version__, heap, kept_report, lms, unzip
 from doublet.cli.report import (
+    json_pieces,
     one_line,
     render_compare_text,
     render_json,
@@ -469,6 +470,31 @@ def _write_text(out: TextIO, text: str) -> int:
     return size
 
 
+def _rendered_pieces(data: dict, args: argparse.Namespace, texts: Texts) -> Iterator[str]:
+    """:func:`_rendered`'s text in pieces: JSON a document or a pair at a time (their
+    rows are made as they are written), the other formats whole."""
+    if args.format == "json":
+        if getattr(args, "matrix", False):
+            data["matrix"] = similarity_matrix(len(data["documents"]), data)
+        yield from json_pieces(data)
+    else:
+        yield _rendered(data, args, texts)
+
+
+def _joined(pieces: Iterable[str]) -> Iterator[str]:
+    """``pieces`` joined into texts of about _WRITE_SLICE characters (a big piece alone)."""
+    batch: list[str] = []
+    size = 0
+    for piece in pieces:
+        batch.append(piece)
+        size += len(piece)
+        if size >= _WRITE_SLICE:
+            yield "".join(batch)
+            batch, size = [], 0
+    if batch:
+        yield "".join(batch)
+
+
 def _rendered(data: dict, args: argparse.Namespace, texts: Texts) -> str:
     """A scan-shaped report in the format asked for, but for the text form's last line
     (:func:`_summary`); only the text and HTML renderings read the documents."""
@@ -553,13 +579,20 @@ def run_scan(args: argparse.Namespace) -> int:
         sys.stdout.write(_summary(scan.kept.summary, args, started))
         return 0
     with heap.freed_arrays_given_back():  # the report's big texts (doublet/heap)
-        text = _rendered(scan.data, args, scan.texts)
         summary, warnings, keeping = summary_of(scan.data), scan.data["warnings"], scan.keeping
-        del scan  # the pairs as data: tens of megabytes of objects at 100,000 documents
-        _write_text(sys.stdout, text)
+        pieces = _rendered_pieces(scan.data, args, scan.texts)
+        del scan  # the pairs: tens of megabytes of objects at 100,000 documents
+        kept = bytearray() if keeping is not None else None
+        for text in _joined(pieces):  # written as it is made: never all of it as JSON
+            for at in range(0, len(text), _WRITE_SLICE):
+                piece = text[at : at + _WRITE_SLICE]
+                sys.stdout.write(piece)
+                if kept is not None:
+                    kept += piece.encode("utf-8", "surrogatepass")
+        del pieces
         sys.stdout.write(_summary(summary, args, started))
-        if keeping is not None:
-            keeping.keep(text, warnings, summary)
+        if keeping is not None and kept is not None:
+            keeping.keep(kept, warnings, summary)
     return 0
 
 
@@ -573,9 +606,11 @@ class _Keeping:
     def found(self) -> KeptReport | None:
         return kept_report.load(self.root, self.key)
 
-    def keep(self, text: str, warnings: list[str], summary: dict) -> None:
+    def keep(self, text: str | bytearray, warnings: list[str], summary: dict) -> None:
+        """Keep the report whose text is ``text`` (or, if bytes, its UTF-8)."""
+        encoded = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
         try:
-            kept_report.save(self.root, self.key, KeptReport(text, warnings, summary))
+            kept_report.save_encoded(self.root, self.key, encoded, warnings, summary)
         except IndexFileError as exc:
             print(f"doublet: the report was not kept: {exc}", file=sys.stderr)
 
