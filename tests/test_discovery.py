@@ -141,3 +141,14 @@ def test_a_walk_pauses_within_a_large_folder(tmp_path: Path) -> None:
     found, _ = Discovery(tmp_path, DEFAULTS).found(lambda: pauses.append(1))
     assert len(found) == 2 * PAUSE_FILES + 5
     assert len(pauses) == 3  # before the folder, and twice in it
+
+
+def test_a_walk_keeps_each_documents_size_and_time_only(tmp_path: Path) -> None:
+    """What a refresh compares with the index, as lstat gives it: two numbers a file,
+    not a stat result of twenty objects (100,000 files: 63 MB until the refresh ends)."""
+    (tmp_path / "a.txt").write_text("some words", encoding="utf-8")
+    os.utime(tmp_path / "a.txt", ns=(1_000_000_123, 2_000_000_456))
+    found, _ = Discovery(tmp_path, DEFAULTS).found()
+    assert found == {"a.txt": (10, 2_000_000_456)}
+    assert (found["a.txt"].st_size, found["a.txt"].st_mtime_ns) == (10, 2_000_000_456)
+    assert not isinstance(found["a.txt"], os.stat_result)

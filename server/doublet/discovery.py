@@ -22,6 +22,7 @@ import os
 import stat as stat_module
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from pathspec import GitIgnoreSpec
 
@@ -50,6 +51,16 @@ log = logging.getLogger(__name__)
 _Ignores = list[tuple[str, GitIgnoreSpec]]  # (folder prefix, its .gitignore), root first
 
 
+class FileStat(NamedTuple):
+    """What is kept of a document's ``lstat``: what tells a changed file (the fields
+    are named as ``os.stat_result``'s). A stat result is twenty objects: a walk of
+    100,000 files held 63 MB of them until the refresh's end, spread among the names
+    that outlive it, whose memory the interpreter then could not give back."""
+
+    st_size: int
+    st_mtime_ns: int
+
+
 class Discovery:
     """The documents of a workspace: everything under ``root``, or only under ``selected``.
 
@@ -70,13 +81,13 @@ class Discovery:
 
     def found(
         self, pause: Callable[[], None] | None = None
-    ) -> tuple[dict[str, os.stat_result], list[Skipped]]:
+    ) -> tuple[dict[str, FileStat], list[Skipped]]:
         """The documents, each with its ``lstat`` (taken once, while walking: a refresh
         of an unchanged folder of 100,000 files needs nothing more of the disk), and
         what was passed over with a reason. ``pause`` is called before each folder is
         listed and every PAUSE_FILES files in it (a language server lets an editor's
         questions through)."""
-        found: dict[str, os.stat_result] = {}
+        found: dict[str, FileStat] = {}
         skipped: list[Skipped] = []
         tops = [""] if self.selected is None else list(self.selected)
         for top in tops:
@@ -86,7 +97,7 @@ class Discovery:
                 if info is None:
                     skipped.append(Skipped(top, reason))
                 else:
-                    found[top] = info
+                    found[top] = FileStat(info.st_size, info.st_mtime_ns)
                 continue
             self._walk(top, found, skipped, pause)
         return found, skipped
@@ -94,7 +105,7 @@ class Discovery:
     def _walk(
         self,
         top: str,
-        found: dict[str, os.stat_result],
+        found: dict[str, FileStat],
         skipped: list[Skipped],
         pause: Callable[[], None] | None,
     ) -> None:
@@ -134,7 +145,7 @@ class Discovery:
                 if info is None:
                     skipped.append(Skipped(rel, reason))
                     continue
-                found[rel] = info
+                found[rel] = FileStat(info.st_size, info.st_mtime_ns)
 
     @staticmethod
     def _takes_name(name: str) -> bool:
