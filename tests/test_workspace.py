@@ -1558,9 +1558,13 @@ def test_a_scan_aligned_on_several_cores_equals_one_in_one_process(
     monkeypatch.setattr(parallel, "workers", lambda: 2)
     pools = []
     start_pool = parallel.process_pool
-    monkeypatch.setattr(parallel, "process_pool", lambda n: pools.append(n) or start_pool(n))
+    monkeypatch.setattr(
+        parallel,
+        "process_pool",
+        lambda n, afresh=False: pools.append((n, afresh)) or start_pool(n, afresh),
+    )
     spread = workspace.scan(parallel=True)
-    assert pools == [2]
+    assert pools == [(2, True)]  # aligners started afresh, not forked from this process
     assert len(alone) > 20
     assert spread == alone
     assert signature(workspace.pairs()) == [
@@ -1752,16 +1756,23 @@ def test_a_batch_scan_reads_its_postings_back_from_the_saved_index(
     assert saved[1] == saved[0] and saved[2] == saved[0]
 
 
-def test_a_batch_scan_keeps_postings_that_changed_since_they_were_saved(
+def test_a_batch_scan_after_a_change_since_the_save_finds_what_one_never_saved_finds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A batch save lets go of the postings (read back from its files); a change made
+    after it adds postings beside them, and the scan sees both."""
     from doublet import parallel
 
     monkeypatch.setattr(parallel, "workers", lambda: 1)
-    root = tmp_path / "ws"
+    root, twin = tmp_path / "ws", tmp_path / "twin"
     shutil.copytree(CLOUGH, root)
+    shutil.copytree(CLOUGH, twin)
     workspace, _ = refreshed(root)
     workspace.save(batch=True)
-    workspace.update_text("g0pA_taska.txt", "A text of its own, written after the save.\n")
+    assert all(table._base is None for table in workspace.index._tables.values())  # let go
+    changed = "A text of its own, written after the save.\n"
+    workspace.update_text("g0pA_taska.txt", changed)
     found = workspace.scan(parallel=True, keep=True)
-    assert found and all(table._base is not None for table in workspace.index._tables.values())
+    never_saved, _ = refreshed(twin)
+    never_saved.update_text("g0pA_taska.txt", changed)
+    assert found and found == never_saved.scan()

@@ -818,3 +818,42 @@ def test_a_batch_fold_gives_back_as_it_sorts_and_holds_no_pending_postings() -> 
         assert len(folded._tables[kind]._pending) == 0
         got = [a.tolist() for a in folded.live_postings(kind)]
         assert got == [a.tolist() for a in merged.live_postings(kind)]
+
+
+class _Stored:
+    """A stored base (engine/index StoredPostings) held in arrays: read copies of them."""
+
+    def __init__(self, keys: np.ndarray, positions: np.ndarray) -> None:
+        self.keys, self.positions = keys, positions
+
+    def __len__(self) -> int:
+        return int(self.keys.shape[0])
+
+    def read(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+        return self.keys[lo:hi].copy(), self.positions[lo:hi].copy()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    old=st.lists(st.integers(0, 6), max_size=40),
+    new=st.lists(st.integers(0, 6), max_size=20),
+    dead=st.lists(st.integers(0, 80), max_size=6, unique=True),
+    size=st.integers(1, 9),
+)
+def test_a_stored_base_merged_a_slice_at_a_time_is_the_whole_merged(
+    old: list[int], new: list[int], dead: list[int], size: int
+) -> None:
+    """After an edit, a batch save folds the new postings into a base left in its file
+    a slice at a time; the result is the base read whole, merged, less the dead. Keys
+    repeat across slices' edges (few values), and newer positions are all larger."""
+    from doublet.engine.index import _merged, _merged_from, _outside, _Segment
+
+    older = _Segment(np.array(sorted(old), np.uint32), np.arange(len(old), dtype=np.uint32) * 2)
+    newer = _Segment(np.array(sorted(new), np.uint32), np.arange(len(new), dtype=np.uint32) + 100)
+    edges = sorted(dead)
+    ranges = [(a, a + 3) for a in edges if all(a + 3 <= b for b in edges if b > a)]
+    whole = _merged(older, newer)
+    keep = _outside(whole.positions, ranges)
+    got = _merged_from(_Stored(older.keys, older.positions), newer, ranges, size=size)
+    assert got.keys.tolist() == whole.keys[keep].tolist()
+    assert got.positions.tolist() == whole.positions[keep].tolist()
