@@ -131,7 +131,7 @@ def save(root: Path, key: bytes, report: KeptReport) -> None:
 
 
 def save_encoded(
-    root: Path, key: bytes, encoded: bytes | bytearray, warnings: list[str], summary: dict
+    root: Path, key: bytes, encoded: bytes | np.ndarray, warnings: list[str], summary: dict
 ) -> None:
     """:func:`save` of a report whose text is given in UTF-8 (as it was written out)."""
     data = {
