@@ -857,3 +857,26 @@ def test_a_stored_base_merged_a_slice_at_a_time_is_the_whole_merged(
     got = _merged_from(_Stored(older.keys, older.positions), newer, ranges, size=size)
     assert got.keys.tolist() == whole.keys[keep].tolist()
     assert got.positions.tolist() == whole.positions[keep].tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    keys=st.lists(st.integers(0, 9), max_size=50),
+    wanted=st.sets(st.integers(0, 11), max_size=8),
+    size=st.integers(1, 9),
+)
+def test_a_stored_base_searched_a_slice_at_a_time_gives_the_postings_searched_whole(
+    keys: list[int], wanted: set[int], size: int
+) -> None:
+    """A batch scan's selection again, after a few changes, searches each kind's base
+    where its save left it, a slice at a time: the same postings of each key, in the
+    same order, as the base read whole (runs cut by slices' ends included)."""
+    from doublet.engine.index import _Runs, _Segment, _stored_runs, _taken
+
+    base = _Segment(np.array(sorted(keys), np.uint32), np.arange(len(keys), dtype=np.uint32))
+    asked = np.array(sorted(wanted), np.uint32)
+    stored = _Stored(base.keys, base.positions)
+    for cap in (None, 2):  # whole, and sampled as rare_postings_of samples common keys
+        whole = _taken([_Runs(base, *base.runs(asked))], len(asked), cap)
+        sliced = _taken([_stored_runs(stored, asked, size)], len(asked), cap)
+        assert [a.tolist() for a in sliced] == [a.tolist() for a in whole]
