@@ -96,8 +96,9 @@ SENTENCE_PAIRING = 30
 #: Seeds (pairs of postings of one key) made at once when selecting a folder's
 #: candidates: past this, the pairs of documents are taken a part at a time, so that
 #: memory stays about 16 bytes a seed times this (the seeds of the 100,000-document
-#: folder need 1.4 GB at once).
-PAIRS_PER_PART = 4_000_000
+#: folder need 1.4 GB at once; two threads make a part each: at 4 million, the
+#: fingerprints' parts were that scan's highest point, 380 MB, at 2 million 340).
+PAIRS_PER_PART = 2_000_000
 #: Pairs of postings made at once (:meth:`_Postings.pairs`): the 24.7 million of the
 #: 100,000-document folder's sentence keys were made a size of key at a time, 875,000
 #: keys of two postings in one go, in each part.
