@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from doublet import heap
 from doublet.engine.candidates import Candidate, all_candidates
 from doublet.engine.document import Document, prepare_together
 from doublet.engine.index import Index
@@ -175,7 +176,7 @@ def process_pool(count: int, afresh: bool = False) -> Executor:
         count,
         mp_context=context,
         initializer=_start_worker,
-        initargs=(_background.get(),),
+        initargs=(_background.get(), heap.keeping_freed_arrays()),
     )
 
 
@@ -198,11 +199,14 @@ def in_background() -> Iterator[None]:
         _background.reset(token)
 
 
-def _start_worker(background: bool = False) -> None:
+def _start_worker(background: bool = False, keep_freed_arrays: bool = False) -> None:
     """A worker collects cycles as usual even if forked while its parent had the
-    collector held off (heap.collections_paused), yields to its parent's process when
-    it does background work, and dies with its parent."""
+    collector held off (heap.collections_paused), serves its arrays as its parent does
+    (one started afresh does not inherit it), yields to its parent's process when it
+    does background work, and dies with its parent."""
     gc.enable()
+    if keep_freed_arrays:
+        heap.keep_freed_arrays()
     if background:
         with contextlib.suppress(OSError, AttributeError):  # not on every platform
             os.nice(BACKGROUND_NICENESS)
