@@ -177,3 +177,25 @@ def test_a_kept_report_without_its_counts_is_not_used(ws: Path) -> None:
     broken = {**kept, "text": b"not the report", "summary": {"pairs": 1}}
     index_store.write_checked(ws, kept_report.FILE, broken, kept_report.MAGIC, kept_report.VERSION)
     assert scan(ws, "--format", "json") == first
+
+
+def test_a_report_that_cannot_be_spooled_is_printed_and_not_kept(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The kept report is written to a file in .doublet/ as the report is printed; a
+    file that cannot be written there (a full disk, say) only means none is kept."""
+    argv = ["scan", str(ws), "--format", "json", "--no-progress"]
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cli.tempfile, "TemporaryFile", full)
+    assert cli.main(argv) == 0
+    printed = capsys.readouterr()
+    assert "the report was not kept: [Errno 28] No space left on device" in printed.err
+    assert not report_file(ws).exists()
+    monkeypatch.undo()
+    assert cli.main(argv) == 0  # kept this time, the same text
+    assert capsys.readouterr().out == printed.out
+    assert report_file(ws).is_file()
+    assert not [p for p in (ws / ".doublet").iterdir() if p.name.startswith("tmp")]

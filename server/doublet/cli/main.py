@@ -584,18 +584,58 @@ def run_scan(args: argparse.Namespace) -> int:
         summary, warnings, keeping = summary_of(scan.data), scan.data["warnings"], scan.keeping
         pieces = _rendered_pieces(scan.data, args, scan.texts)
         del scan  # the pairs: tens of megabytes of objects at 100,000 documents
-        spool = keeping.spool() if keeping is not None else None
+        spool = _Spool(keeping.root) if keeping is not None else None
         for text in _joined(pieces):  # written as it is made: never all of it as JSON
             for at in range(0, len(text), _WRITE_SLICE):
                 piece = text[at : at + _WRITE_SLICE]
                 sys.stdout.write(piece)
                 if spool is not None:
-                    spool.write(piece.encode("utf-8", "surrogatepass"))
+                    spool.write(piece)
         del pieces  # and the pairs they were made from
         sys.stdout.write(_summary(summary, args, started))
         if keeping is not None and spool is not None:
             keeping.keep_spooled(spool, warnings, summary)
     return 0
+
+
+class _Spool:
+    """A report's UTF-8, written to a temporary file in ``.doublet/`` as the report is
+    written out, to be kept from there (held in memory meanwhile, a 100,000-document
+    scan's report was 33 MB more beside the pairs it was made from). A file that cannot
+    be written only means the report is not kept."""
+
+    def __init__(self, root: Path) -> None:
+        self.error: OSError | None = None
+        self._file: BinaryIO | None = None
+        folder = root / FOLDER
+        try:
+            # closed by written(), or with the process: it lives as long as the writing
+            self._file = tempfile.TemporaryFile(dir=folder if folder.is_dir() else None)  # noqa: SIM115
+        except OSError as exc:
+            self.error = exc
+
+    def write(self, text: str) -> None:
+        if self._file is None:
+            return
+        try:
+            self._file.write(text.encode("utf-8", "surrogatepass"))
+        except OSError as exc:
+            self.error = exc
+            self._file.close()
+            self._file = None
+
+    def written(self) -> np.ndarray | None:
+        """The bytes written, None if they could not all be (the file is closed)."""
+        spooled, self._file = self._file, None
+        if spooled is None:
+            return None
+        with spooled:
+            try:
+                spooled.seek(0)
+                return np.fromfile(spooled, np.uint8)
+            except OSError as exc:
+                self.error = exc
+                return None
 
 
 @dataclass
@@ -608,18 +648,13 @@ class _Keeping:
     def found(self) -> KeptReport | None:
         return kept_report.load(self.root, self.key)
 
-    def spool(self) -> BinaryIO:
-        """A file to write the report's UTF-8 into as it is made, for :meth:`keep_spooled`
-        (in ``.doublet/``, gone once closed): held in memory meanwhile, a 100,000-document
-        scan's report was 33 MB more beside the pairs it was made from."""
-        folder = self.root / FOLDER
-        return tempfile.TemporaryFile(dir=folder if folder.is_dir() else None)
-
-    def keep_spooled(self, spool: BinaryIO, warnings: list[str], summary: dict) -> None:
-        """Keep the report written into ``spool``, and close it."""
-        with spool:
-            spool.seek(0)
-            self.keep(np.fromfile(spool, np.uint8), warnings, summary)
+    def keep_spooled(self, spool: _Spool, warnings: list[str], summary: dict) -> None:
+        """Keep the report written into ``spool``."""
+        written = spool.written()
+        if written is None:
+            print(f"doublet: the report was not kept: {spool.error}", file=sys.stderr)
+            return
+        self.keep(written, warnings, summary)
 
     def keep(self, text: str | np.ndarray, warnings: list[str], summary: dict) -> None:
         """Keep the report whose text is ``text`` (or, as bytes, its UTF-8)."""
