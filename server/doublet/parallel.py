@@ -158,7 +158,7 @@ def process_pool(count: int, afresh: bool = False) -> Executor:
     ``afresh`` starts them afresh anyway: a forked child allocates in the free
     room of its parent's heap, which the parent had given back to the system and
     which the child then holds (the aligners of a 100,000-document scan, forked
-    from a parent of 165 MB, grew to 390 MB each; started afresh, 245-280 MB).
+    from a parent of 165 MB, grew to 390 MB each; started afresh, 234-281 MB).
     """
     cluster = _cluster.get()
     if cluster is not None:

@@ -277,10 +277,10 @@ class Workspace:
         answered meanwhile; one save at a time. ``batch``: nobody asks the index
         anything meanwhile (a command's run), so its pending postings are sorted in place
         first (``Index.fold_pending``), and the index then lets go of them: it reads them
-        back from the files written, a slice at a time where a scan selects (``_select``),
-        whole if anything else asks. (Held until the selection, they were the scan's
-        highest point at 100,000 documents: 174 MB under the warnings' estimate and the
-        last scan's pairs read meanwhile.)"""
+        back from the files written a slice at a time where a scan selects, looks keys up
+        or merges new postings in, whole if anything else asks. (Held until the
+        selection, they were the scan's highest point at 100,000 documents: 174 MB under
+        the warnings' estimate and the last scan's pairs read meanwhile.)"""
         with self._saving:
             with self.lock:
                 path = index_store.index_path(self.root)
