@@ -123,17 +123,11 @@ def load(root: Path, key: bytes) -> KeptReport | None:
     return None
 
 
-def save(root: Path, key: bytes, report: KeptReport) -> None:
-    """Keep ``report`` under ``key`` in place of the last one; IndexFileError if it
-    cannot be written."""
-    encoded = report.text.encode("utf-8", "surrogatepass")
-    save_encoded(root, key, encoded, report.warnings, report.summary)
-
-
-def save_encoded(
+def save(
     root: Path, key: bytes, encoded: bytes | np.ndarray, warnings: list[str], summary: dict
 ) -> None:
-    """:func:`save` of a report whose text is given in UTF-8 (as it was written out)."""
+    """Keep a report, its text in UTF-8 (as it was written out), under ``key`` in place
+    of the last one; IndexFileError if it cannot be written."""
     data = {
         "key": key,
         # as an array, the text goes to the file as it is (bytes would be copied into

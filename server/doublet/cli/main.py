@@ -28,7 +28,6 @@ from doublet.cli.report import (
     json_pieces,
     one_line,
     render_compare_text,
-    render_json,
     render_matrix_csv,
     render_matrix_text,
     render_pairs_csv,
@@ -500,15 +499,12 @@ def _joined(pieces: Iterable[str]) -> Iterator[str]:
 def _rendered(data: dict, args: argparse.Namespace, texts: Texts) -> str:
     """A scan-shaped report in the format asked for, but for the text form's last line
     (:func:`_summary`); only the text and HTML renderings read the documents."""
-    count = len(data["documents"])
     if args.format == "html":
         return _html(data, args, texts)
     if args.format == "students":
         return render_students_csv(data)
     if args.format == "json":
-        if getattr(args, "matrix", False):
-            data["matrix"] = similarity_matrix(count, data)
-        return render_json(data)
+        return "".join(_rendered_pieces(data, args, texts))
     if args.format == "csv":
         return render_matrix_csv(data) if args.matrix else render_pairs_csv(data)
     if getattr(args, "matrix", False):
@@ -660,7 +656,7 @@ class _Keeping:
         """Keep the report whose text is ``text`` (or, as bytes, its UTF-8)."""
         encoded = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
         try:
-            kept_report.save_encoded(self.root, self.key, encoded, warnings, summary)
+            kept_report.save(self.root, self.key, encoded, warnings, summary)
         except IndexFileError as exc:
             print(f"doublet: the report was not kept: {exc}", file=sys.stderr)
 

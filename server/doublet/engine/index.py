@@ -467,11 +467,18 @@ def _merged(older: _Segment, newer: _Segment) -> _Segment:
     )
 
 
+#: Postings read or converted at once from a base (``live_postings``, and a stored
+#: base by ``_merged_from`` and ``_stored_runs``): a slice's temporaries (64-bit ids,
+#: the runs of keys held by several) sit on top of what selecting holds, 2^21 of them
+#: 60 MB at the sentence keys' peak of a 100,000-document scan (375 -> 313 MB).
+_SLICE = 1 << 20
+
+
 def _merged_from(
     stored: StoredPostings,
     newer: _Segment,
     dead: Sequence[tuple[int, int]] = (),
-    size: int = 1 << 21,
+    size: int = _SLICE,
 ) -> _Segment:
     """:func:`_merged` of a stored base and ``newer``, less the postings at ``dead``,
     the base read ``size`` postings at a time into arrays made for the result: never
@@ -499,7 +506,7 @@ def _merged_from(
     return _Segment(keys, positions)
 
 
-def _stored_runs(stored: StoredPostings, wanted: np.ndarray, size: int = 1 << 21) -> _Runs:
+def _stored_runs(stored: StoredPostings, wanted: np.ndarray, size: int = _SLICE) -> _Runs:
     """The runs of sorted unique ``wanted`` keys in a stored base, found reading it
     ``size`` postings at a time: their postings copied into a segment of their own, in
     order (a run cut by a slice's end goes on at the next slice's start)."""
@@ -819,12 +826,6 @@ def _outside(positions: np.ndarray, ranges: Sequence[tuple[int, int]]) -> np.nda
         return keep
     edges = np.array(ranges, dtype=positions.dtype).ravel()  # no 64-bit copy of positions
     return np.searchsorted(edges, positions, side="right") % 2 == 0
-
-
-#: Postings converted at once by ``live_postings``: a slice's temporaries (64-bit ids,
-#: the runs of keys held by several) sit on top of what selecting holds, 2^21 of them
-#: 60 MB at the sentence keys' peak of a 100,000-document scan (375 -> 313 MB).
-_SLICE = 1 << 20
 
 
 class _Column:
