@@ -275,7 +275,8 @@ def test_a_skipped_file_does_not_keep_its_batch_alive(tmp_path) -> None:
         (str(path), path.name, MODES["prose"], path.stat().st_size)
         for path in sorted(tmp_path.iterdir())
     ]
-    results = _prepare_batch(jobs)
+    results, keys = _prepare_batch(jobs)
+    assert len(keys) == 5  # the documents read
     skipped = [r for r in results if isinstance(r, NotText)]
     assert len(skipped) == 1 and "binary" in skipped[0].reason
     assert skipped[0].__traceback__ is None  # whose frame held every document read

@@ -1776,3 +1776,58 @@ def test_a_batch_scan_after_a_change_since_the_save_finds_what_one_never_saved_f
     never_saved, _ = refreshed(twin)
     never_saved.update_text("g0pA_taska.txt", changed)
     assert found and found == never_saved.scan()
+
+
+def _indexed(workspace: Workspace) -> dict[str, object]:
+    """What the index holds of each document (positions are the document's own)."""
+    index = workspace.index
+    held: dict[str, object] = {
+        e.name: (e.units, e.postings, e.mode.name, e.role) for e in index.entries()
+    }
+    for kind in KINDS:
+        keys, ids, positions = index.live_postings(kind)
+        names = [index.entry_of(i).name for i in ids.tolist()]
+        held[kind] = sorted(zip(keys.tolist(), names, positions.tolist(), strict=True))
+    return held
+
+
+def test_a_refresh_in_workers_indexes_batches_as_a_rebuild(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each batch's new content is indexed at once: after adds, edits, a touch, a move, a
+    removal and an unreadable file, spread over batches, the index holds what one made
+    from the files afresh holds, and the changes are told file by file."""
+    from doublet import parallel
+    from doublet import workspace as workspace_module
+
+    monkeypatch.setattr(workspace_module, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(workspace_module, "BATCH_FILES", 3)
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    rnd = random.Random(7)
+    sentences = [s.strip() + "." for s in (LIGHTHOUSE + " " + ORCHARD).split(".") if s.strip()]
+
+    def text() -> str:
+        return " ".join(rnd.choice(sentences) for _ in range(rnd.randint(1, 6)))
+
+    root = tmp_path / "ws"
+    for i in range(14):
+        write(root, f"d{i:02d}.txt", text())
+    first, changes = refreshed(root)
+    assert len(changes.added) == 14 and first.index.generation
+    first.save()
+    write(root, "d03.txt", text() + " A new ending.")
+    write(root, "d07.txt", "Something else entirely, said once only in this folder.")
+    os.utime(root / "d05.txt", ns=(1, 1))  # touched: the same content
+    (root / "d09.txt").rename(root / "moved.txt")
+    (root / "d11.txt").unlink()
+    write(root, "new.txt", text())
+    write(root, "bad.txt", b"not text \0 at all")
+    again, changes = refreshed(root)
+    assert sorted(changes.updated) == ["d03.txt", "d07.txt"]
+    assert changes.added == ["new.txt"]
+    assert changes.renamed == [("d09.txt", "moved.txt")]
+    assert changes.removed == ["d11.txt"]
+    assert [s.path for s in changes.skipped] == ["bad.txt"]
+    shutil.rmtree(root / ".doublet")
+    afresh, _ = refreshed(root)
+    assert _indexed(again) == _indexed(afresh)

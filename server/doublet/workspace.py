@@ -48,8 +48,9 @@ from doublet.engine.comparison import PairResult, passage_digest
 from doublet.engine.distinct import distinct
 from doublet.engine.document import Document, DocumentKeys, keys_of
 from doublet.engine.given import given_spans
-from doublet.engine.index import Index, Role
+from doublet.engine.index import Adding, Index, Role
 from doublet.engine.index import keys_of as index_keys
+from doublet.engine.keys_batch import KeysBatch
 from doublet.engine.modes import MODES, Mode
 from doublet.engine.selection import most_changed, reselect, select_all
 from doublet.extract import kind_of
@@ -386,16 +387,24 @@ class Workspace:
         # prepares them, the cycles made doing so must go as usual)
         pause = heap.collections_paused() if prepared.in_workers else contextlib.nullcontext()
         with pause:
-            for (rel, info), result in zip(
+            batch: KeysBatch | None = None
+            waiting: list[tuple[Adding, bool]] = []  # new content of the batch's files
+            for (rel, info), (result, keys) in zip(
                 to_read, progress(prepared) if progress else prepared, strict=True
             ):
+                if keys is not batch:
+                    self._add_waiting(batch, waiting, changes, keep_keys)
+                    batch, waiting = keys, []
                 with self.lock:
                     generation = self.index.generation
                     if isinstance(result, NotText):
                         self._skip(rel, result.reason, changes)
                     else:
-                        self._apply(rel, info, result, vanished, changes, keep_keys)
+                        adding = self._apply(rel, info, result, vanished, changes)
+                        if adding is not None:
+                            waiting.append(adding)
                     changes.index_changed |= self.index.generation != generation
+            self._add_waiting(batch, waiting, changes, keep_keys)
         with self.lock:
             for name in vanished:
                 if name in self.index:
@@ -465,10 +474,9 @@ class Workspace:
         prepared: _Prepared,
         vanished: dict[str, _Stamp | None],
         changes: Changes,
-        keep_keys: bool = True,
-    ) -> None:
-        """Put a freshly read file into the index: a touch, a move, or new content (its
-        keys kept in memory if ``keep_keys``)."""
+    ) -> tuple[Adding, bool] | None:
+        """Put a freshly read file into the index: a touch or a move; or, for new content,
+        what to add (with whether it replaces a document), for :meth:`_add_waiting`."""
         mode = prepared.mode
         digest = prepared.digest
         entry = self.index.entry(rel) if rel in self.index else None
@@ -477,7 +485,7 @@ class Workspace:
             stamp = _Stamp(info.st_size, info.st_mtime_ns, digest, old.chars)
             self.index.set_stamp(rel, stamp.pack())
             self._keep(rel, changes)
-            return
+            return None
         if not old:
             moved_from = next(
                 (
@@ -499,13 +507,29 @@ class Workspace:
                 self.index.set_role(rel, self.role(rel))
                 self._forget(moved_from)
                 changes.renamed.append((moved_from, rel))
-                return
+                return None
         stamp = _Stamp(info.st_size, info.st_mtime_ns, digest, prepared.chars)
-        self.index.add(rel, prepared.keys, mode, self.role(rel), stamp.pack())
-        self._forget(rel)
-        if keep_keys:
-            self._keep_keys(rel, prepared.keys)
-        (changes.updated if old else changes.added).append(rel)
+        return (prepared.slot, rel, mode, self.role(rel), stamp.pack()), bool(old)
+
+    def _add_waiting(
+        self,
+        batch: KeysBatch | None,
+        waiting: list[tuple[Adding, bool]],
+        changes: Changes,
+        keep_keys: bool,
+    ) -> None:
+        """Index the new content of a batch's files together (their keys kept in memory
+        if ``keep_keys``)."""
+        if batch is None or not waiting:
+            return
+        with self.lock:
+            self.index.add_many(batch, [adding for adding, _ in waiting])
+            changes.index_changed = True
+            for (slot, rel, *_), replaced in waiting:
+                self._forget(rel)
+                if keep_keys:
+                    self._keep_keys(rel, batch.keys(slot))
+                (changes.updated if replaced else changes.added).append(rel)
 
     def _keep(self, rel: str, changes: Changes, mode: Mode | None = None) -> None:
         """An unchanged document: only its role and thresholds may follow the configuration."""
@@ -960,12 +984,13 @@ def _size(keys: DocumentKeys) -> int:
 
 @dataclass(frozen=True)
 class _Prepared:
-    """What reading one file gives the index: everything but the text itself."""
+    """What reading one file gives the index: everything but the text itself; its keys
+    are the ``slot``-th of its batch's (engine/keys_batch)."""
 
     digest: str
     mode: Mode
     chars: int
-    keys: DocumentKeys
+    slot: int
 
 
 #: Below this many files to read, a refresh reads them itself rather than in workers.
@@ -976,9 +1001,11 @@ BATCH_FILES = 256
 BATCH_BYTES = 1 << 20
 
 _Job = tuple[str, str, Mode, int]  # path, root-relative name, mode, size in bytes
+#: A batch of files prepared: each file's outcome, in order, and the keys of those read.
+_PreparedBatch = tuple[list["_Prepared | NotText"], KeysBatch]
 
 
-def _prepare_batch(jobs: list[_Job]) -> list[_Prepared | NotText]:
+def _prepare_batch(jobs: list[_Job]) -> _PreparedBatch:
     """Read, decode and cut up a few files (in a worker process for big refreshes)."""
     results: list[_Prepared | NotText | None] = []
     read: list[tuple[int, str, Document]] = []
@@ -998,12 +1025,14 @@ def _prepare_batch(jobs: list[_Job]) -> list[_Prepared | NotText]:
         keyed = keys_of([d for _, _, d in read])
     except Exception:  # one document broke the batch: key each alone, to find it
         keyed = [_keys_alone(d) for _, _, d in read]
+    found: list[DocumentKeys] = []
     for (at, digest, document), keys in zip(read, keyed, strict=True):
         if isinstance(keys, NotText):
             results[at] = keys
         else:
-            results[at] = _Prepared(digest, document.mode, len(document.text), keys)
-    return [r for r in results if r is not None]
+            results[at] = _Prepared(digest, document.mode, len(document.text), len(found))
+            found.append(keys)
+    return [r for r in results if r is not None], KeysBatch.of(found)
 
 
 def _keys_alone(document: Document) -> DocumentKeys | NotText:
@@ -1043,8 +1072,9 @@ def _prepare_all(jobs: list[_Job]) -> _Preparing:
     batches = _batches(jobs)
     count = parallel.workers()
     if not parallel.on_cluster() and (len(jobs) < PARALLEL_FROM or count < 2):
-        done: Iterable[list[_Prepared | NotText]] = map(_prepare_batch, batches)
-        return _Preparing((r for batch in done for r in batch), len(jobs), in_workers=False)
+        done: Iterable[_PreparedBatch] = map(_prepare_batch, batches)
+        each = ((outcome, keys) for outcomes, keys in done for outcome in outcomes)
+        return _Preparing(each, len(jobs), in_workers=False)
     pool = parallel.process_pool(count)
     try:
         submitted = pool.map(_prepare_batch, batches)  # the workers start now, not when asked
@@ -1052,16 +1082,18 @@ def _prepare_all(jobs: list[_Job]) -> _Preparing:
         pool.shutdown(cancel_futures=True)
         raise
 
-    def results() -> Iterator[_Prepared | NotText]:
+    def results() -> Iterator[tuple[_Prepared | NotText, KeysBatch]]:
         with pool:
-            for batch in submitted:
-                yield from batch
+            for outcomes, keys in submitted:
+                for outcome in outcomes:
+                    yield outcome, keys
 
     return _Preparing(results(), len(jobs), in_workers=True)
 
 
 class _Preparing(parallel.Sized):
-    """Files being prepared, in order; ``in_workers``: by other processes."""
+    """Files being prepared, in order, each with its batch's keys; ``in_workers``: by
+    other processes."""
 
     def __init__(self, items: Iterable, length: int, in_workers: bool) -> None:
         super().__init__(items, length)

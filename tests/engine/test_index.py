@@ -23,6 +23,7 @@ from doublet.engine.candidates import all_candidates, candidates_of
 from doublet.engine.document import Document, DocumentKeys
 from doublet.engine.fingerprints import Fingerprints
 from doublet.engine.index import FINGERPRINTS, KINDS, Index, Role
+from doublet.engine.keys_batch import KeysBatch
 from doublet.engine.matching import Settings, all_pairs
 from doublet.engine.modes import MODES
 from doublet.engine.sentence_keys import SentenceKeys
@@ -880,3 +881,70 @@ def test_a_stored_base_searched_a_slice_at_a_time_gives_the_postings_searched_wh
         whole = _taken([_Runs(base, *base.runs(asked))], len(asked), cap)
         sliced = _taken([_stored_runs(stored, asked, size)], len(asked), cap)
         assert [a.tolist() for a in sliced] == [a.tolist() for a in whole]
+
+
+def _document_keys_equal(a: DocumentKeys, b: DocumentKeys) -> bool:
+    return (
+        a.units == b.units
+        and a.fingerprints.k == b.fingerprints.k
+        and all(
+            np.array_equal(x.hashes, y.hashes)
+            and x.hashes.dtype == y.hashes.dtype
+            and np.array_equal(x.positions, y.positions)
+            for x, y in (
+                (a.fingerprints, b.fingerprints),
+                (a.sentence_keys, b.sentence_keys),
+                (a.lexicon_keys, b.lexicon_keys),
+            )
+        )
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(NAMES), st.lists(st.integers(0, len(SENTENCES) - 1), max_size=4)),
+        min_size=1,
+        max_size=8,
+    ),
+    st.lists(
+        st.tuples(st.sampled_from(NAMES), st.lists(st.integers(0, len(SENTENCES) - 1), max_size=4)),
+        max_size=5,
+    ),
+    st.randoms(use_true_random=False),
+)
+def test_documents_added_in_a_batch_are_indexed_as_one_by_one(first, batch, rnd):
+    """A refresh adds a batch's new content at once (``add_many``), some of it replacing
+    documents, its keys taken from the batch in any order: the same index as ``add``
+    called for each in turn."""
+    one_by_one, together = Index(), Index()
+    for name, picks in first:
+        keys = document(name, text_for(name, picks)).keys
+        for index in (one_by_one, together):
+            index.add(name, keys, mode_of(name), stamp=b"1")
+    names = list(dict.fromkeys(name for name, _ in batch))  # a batch names a file once
+    texts = {name: text_for(name, picks) for name, picks in batch}
+    keys = [document(name, texts[name]).keys for name in names]
+    order = list(range(len(names)))
+    rnd.shuffle(order)  # where each document's keys sit in the batch
+    packed = KeysBatch.of([keys[at] for at in order])
+    for slot, at in enumerate(order):
+        assert _document_keys_equal(packed.keys(slot), keys[at])
+    slot_of = {at: slot for slot, at in enumerate(order)}
+    for at, name in enumerate(names):
+        one_by_one.add(name, keys[at], mode_of(name), Role(group="g"), b"2")
+    together.add_many(
+        packed,
+        [
+            (slot_of[at], name, mode_of(name), Role(group="g"), b"2")
+            for at, name in enumerate(names)
+        ],
+    )
+    entry_fields = lambda index: [  # noqa: E731
+        (e.name, e.units, e.postings, e.mode, e.role, e.stamp) for e in index.entries()
+    ]
+    assert entry_fields(together) == entry_fields(one_by_one)
+    for kind in KINDS:
+        assert postings_by_name(together, kind) == postings_by_name(one_by_one, kind)
+    texts = {name: text_for(name, picks) for name, picks in first} | texts
+    assert query_all(together, texts, SENTENCES[0]) == query_all(one_by_one, texts, SENTENCES[0])

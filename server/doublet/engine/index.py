@@ -37,6 +37,7 @@ from typing import NamedTuple, Protocol
 import numpy as np
 
 from doublet.engine.document import DocumentKeys
+from doublet.engine.keys_batch import KeysBatch
 from doublet.engine.modes import Mode
 
 #: The delta segment of a table is merged into its middle segment past this many postings.
@@ -108,6 +109,11 @@ class Entry(NamedTuple):
         """The document's postings of one kind of key. (A tuple, not a dict by kind: the
         entries of 100,000 documents held 13 MB less.)"""
         return self.postings[_KIND_AT[kind]]
+
+
+#: A document to add from a batch of keys (``Index.add_many``): its place in the batch,
+#: name, mode, role and stamp.
+Adding = tuple[int, str, Mode, Role | None, bytes]
 
 
 class _Columns(NamedTuple):
@@ -1052,31 +1058,51 @@ class Index:
         stamp: bytes = b"",
     ) -> None:
         """Index a document under ``name``, replacing any document of that name."""
-        self.generation += 1
-        if name in self._by_name:
-            self.remove(name)
-        if self._next_start + keys.units + 1 > _POSITION_LIMIT:
+        self.add_many(KeysBatch.of([keys]), [(0, name, mode, role, stamp)])
+
+    def add_many(self, batch: KeysBatch, documents: Sequence[Adding]) -> None:
+        """Index documents of ``batch``, each as :meth:`add` would, in one go: an entry
+        each, and each kind's postings appended at once (a refresh of 100,000 files
+        spent 37 µs a document adding them one at a time)."""
+        if not documents:
+            return
+        for _, name, *_ in documents:
+            if name in self._by_name:
+                self.remove(name)
+        slots = np.fromiter((d[0] for d in documents), dtype=np.int64, count=len(documents))
+        units = batch.units[slots]
+        size = int(units.sum()) + len(documents)  # one position between documents
+        if self._next_start + size > _POSITION_LIMIT:
             self._compact()
-            if self._next_start + keys.units + 1 > _POSITION_LIMIT:
+            if self._next_start + size > _POSITION_LIMIT:
                 raise ValueError("index full: more than 4 billion units")
-        doc_id = len(self._entries)
-        start = self._next_start
-        self._next_start += keys.units + 1
-        kinds = {
-            FINGERPRINTS: keys.fingerprints,
-            SENTENCES: keys.sentence_keys,
-            LEXICON: keys.lexicon_keys,
-        }
-        postings = tuple(len(kinds[kind]) for kind in KINDS)
-        entry = Entry(name, doc_id, mode, keys.units, start, postings, role or Role(), stamp)
-        self._entries.append(entry)
-        self._starts.append(start)
-        self._alive.append(True)
-        self._by_name[name] = doc_id
+        self.generation += len(documents)
+        starts = np.cumsum(units + 1) - (units + 1) + self._next_start
+        self._next_start += size
+        counts = batch.counts[slots]
+        first_id = len(self._entries)
+        for at, (_, name, mode, role, stamp), start, unit_count, postings in zip(
+            range(len(documents)),
+            documents,
+            starts.tolist(),
+            units.tolist(),
+            counts.tolist(),
+            strict=True,
+        ):
+            doc_id = first_id + at
+            self._entries.append(
+                Entry(
+                    name, doc_id, mode, unit_count, start, tuple(postings), role or _NO_ROLE, stamp
+                )
+            )
+            self._starts.append(start)
+            self._alive.append(True)
+            self._by_name[name] = doc_id
         self._templates = None
-        for kind, found in kinds.items():
-            positions = (found.positions + start).astype(np.uint32)
-            self._tables[kind].add(keys_of(found.hashes), positions)
+        for at, kind in enumerate(KINDS):
+            hashes, positions = batch.of_kind(at, slots)
+            placed = (positions + np.repeat(starts, counts[:, at])).astype(np.uint32)
+            self._tables[kind].add(keys_of(hashes), placed)
 
     def remove(self, name: str) -> None:
         self.generation += 1
