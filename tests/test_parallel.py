@@ -40,3 +40,32 @@ def test_the_values_a_scan_keeps_by_the_hundred_thousand_carry_no_dict_each() ->
     for value in values:
         assert not hasattr(value, "__dict__")
         assert pickle.loads(pickle.dumps(value)) == value
+
+
+def test_pairs_of_the_same_documents_are_dealt_to_a_worker_together() -> None:
+    """Two groups of documents whose names alternate: in name order, each half of the
+    pairs needs every document; in neighbourhood order, each half needs one group."""
+    from itertools import combinations
+
+    from doublet.engine.candidates import Candidate
+
+    def pair(a: str, b: str) -> Candidate:
+        return Candidate(a, b, fingerprint_seeds=3, sentence_seeds=0, lexicon_seeds=0)
+
+    names = [f"d{i:02d}.txt" for i in range(12)]
+    groups = (names[0::2], names[1::2])
+    candidates = sorted(
+        (pair(a, b) for group in groups for a, b in combinations(group, 2)),
+        key=lambda c: (c.a, c.b),
+    )
+    order = parallel.neighbourhood_order(candidates)
+    assert sorted(order) == list(range(len(candidates)))
+
+    def documents_per_half(ordered: list[Candidate]) -> list[int]:
+        half = len(ordered) // 2
+        return [
+            len({n for c in part for n in (c.a, c.b)}) for part in (ordered[:half], ordered[half:])
+        ]
+
+    assert documents_per_half(candidates)[0] == 12  # every document
+    assert documents_per_half([candidates[i] for i in order]) == [6, 6]
