@@ -160,4 +160,4 @@ MAX_READ = 1 << 31
 
 def read_document(path: Path | str, data: bytes) -> str:
     """The text of a document from its bytes: decoded, or extracted for rich formats."""
-    return extract(path if isinstance(path, Path) else Path(path), data, decode)
+    return extract(path, data, decode)

@@ -40,10 +40,19 @@ class LexiconKeys:
 
     @staticmethod
     def empty() -> LexiconKeys:
-        return LexiconKeys(np.zeros(0, np.uint64), np.zeros(0, np.int64))
+        """No keys (every prose document's: one shared, its arrays read-only)."""
+        return _EMPTY
 
 
 def lexicon_keys(lexicon: Lexicon, salt: int) -> LexiconKeys:
     """The keys of a program's literals (``salt``: the mode's)."""
     hashes = distinct(mix64(distinct(lexicon.literals), salt))
     return LexiconKeys(hashes, np.zeros(hashes.shape[0], dtype=np.int64))
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+_EMPTY = LexiconKeys(_read_only(np.zeros(0, np.uint64)), _read_only(np.zeros(0, np.int64)))
