@@ -69,3 +69,29 @@ def test_pairs_of_the_same_documents_are_dealt_to_a_worker_together() -> None:
 
     assert documents_per_half(candidates)[0] == 12  # every document
     assert documents_per_half([candidates[i] for i in order]) == [6, 6]
+
+
+def test_an_aligned_pair_comes_back_from_a_worker_as_it_went() -> None:
+    """The pieces of a scanned pair pickle by their fields in order (their own way, not
+    a slotted dataclass's): every field survives, of every class."""
+    import pickle
+
+    from doublet.engine.passages import Passage, Side
+    from doublet.engine.resemblance import Resemblance
+    from doublet.scanned import ScannedPair, ScannedPassage
+
+    passage = Passage(Side(3, 90, 2, 70), Side(0, 88, 0, 69), 130, 0.93, 41, 7, True)
+    pair = ScannedPair(
+        "a.txt",
+        "b.txt",
+        (ScannedPassage(passage, (1, 3), (2, 4), "c0ffee"),),
+        68,
+        69,
+        500,
+        480,
+        Resemblance(0.25, 0.5, 0.125, 0.375),
+        True,
+    )
+    back = pickle.loads(pickle.dumps(pair, protocol=pickle.HIGHEST_PROTOCOL))
+    assert back == pair and back.passages[0].passage.paraphrase
+    assert type(back.passages[0].passage.a) is Side and back.resemblance == pair.resemblance

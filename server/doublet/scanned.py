@@ -30,6 +30,9 @@ class ScannedPassage:
     b_lines: tuple[int, int]
     digest: str
 
+    def __reduce__(self) -> tuple:  # as engine/passages.Side's
+        return (ScannedPassage, (self.passage, self.a_lines, self.b_lines, self.digest))
+
 
 @dataclass(frozen=True)
 class ScannedPair(Covered):

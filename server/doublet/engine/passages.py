@@ -55,6 +55,12 @@ class Side:
     def units(self) -> int:
         return self.stop - self.first
 
+    def __reduce__(self) -> tuple:
+        # its fields in order: a slotted dataclass's own pickling looks each one up by
+        # name (dataclasses.fields), which took most of the time of sending a scan's
+        # aligned pairs back from its workers
+        return (Side, (self.start, self.end, self.first, self.stop))
+
 
 @dataclass(frozen=True, slots=True)
 class Passage:
@@ -76,6 +82,10 @@ class Passage:
     def swapped(self) -> Passage:
         """The same passage seen from B."""
         return replace(self, a=self.b, b=self.a)
+
+    def __reduce__(self) -> tuple:  # as Side's
+        fields = (self.a, self.b, self.matched, self.score, self.longest_run, self.seeds)
+        return (Passage, (*fields, self.paraphrase))
 
     @property
     def kind(self) -> str:

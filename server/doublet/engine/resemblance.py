@@ -50,6 +50,9 @@ class Resemblance:
     names: float
     score: float
 
+    def __reduce__(self) -> tuple:  # as engine/passages.Side's
+        return (Resemblance, (self.structure, self.literals, self.names, self.score))
+
 
 def resemblance(structure: float, a: Document, b: Document) -> Resemblance:
     """How alike two documents are over all the evidence their mode has.
