@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from doublet import scan_store as scan_store_module
+from doublet import scanned as scanned_module
 from doublet import workspace as workspace_module
 from doublet.scan_store import FILE, ScanStore
 from doublet.workspace import Workspace
@@ -164,9 +164,9 @@ def test_kept_outcomes_are_written_back_as_they_were_read(
     before = ScanStore.load(root).outcomes
     counted = _Counted(monkeypatch)
     made_plain = []
-    plain = scan_store_module._plain
+    plain = scanned_module._plain
     monkeypatch.setattr(
-        scan_store_module, "_plain", lambda pair: made_plain.append(pair) or plain(pair)
+        scanned_module, "_plain", lambda pair: made_plain.append(pair) or plain(pair)
     )
     changed = ANSWERS[3].name
     source = (root / ANSWERS[0].name).read_text(encoding="latin-1")

@@ -28,6 +28,7 @@ from doublet.discovery import Discovery
 from doublet.engine.comparison import PairResult, passage_digest
 from doublet.engine.index import KINDS
 from doublet.engine.modes import MODES
+from doublet.scanned import PackedPair
 from doublet.workspace import (
     BATCH_BYTES,
     BATCH_FILES,
@@ -1627,7 +1628,10 @@ def test_a_worker_reads_documents_in_batches_and_keeps_few(
     monkeypatch.setattr(parallel, "_ChunkDocuments", lambda *a: kept.append(documents) or documents)
     batched = parallel._align_chunk((root, known, candidates, ignored, settings))
     assert len(candidates) > 20 and sum(bool(pair.passages) for pair in alone) > 10
-    assert batched == alone
+    assert [
+        None if packed is None else PackedPair(c.a, c.b, packed).unpacked()
+        for c, packed in zip(candidates, batched, strict=True)
+    ] == alone
     assert kept and (documents.chars <= 4000 or len(documents.cache) <= 3)
     # each document is read ahead at most once: one read again after it was dropped
     # comes alone (reading ahead then would drop documents still needed, and so on)

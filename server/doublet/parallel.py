@@ -42,7 +42,7 @@ from doublet.engine.document import Document, prepare_together
 from doublet.engine.index import Index
 from doublet.engine.matching import Progress, Settings, align_each
 from doublet.engine.modes import Mode
-from doublet.scanned import ScannedPair, scanned
+from doublet.scanned import Packed, PackedPair, ScannedPair, pack, scanned
 from doublet.sources import read_bytes, read_document
 
 #: At most this many worker processes.
@@ -250,10 +250,11 @@ Known = tuple[Mode, int]
 
 
 #: Aligns a scan's candidates: (candidates, load, ignored keys, settings, progress) ->
-#: each candidate's outcome, in order (None: a document it could not read any more).
+#: each candidate's outcome, in order (None: a document it could not read any more;
+#: packed, if aligned by another process).
 ScanAligner = Callable[
     [list[Candidate], Callable[[str], Document], np.ndarray, Settings, Progress | None],
-    list[ScannedPair | None],
+    list[ScannedPair | PackedPair | None],
 ]
 
 
@@ -281,7 +282,7 @@ def parallel_aligner(root: Path, known: Mapping[str, Known]) -> ScanAligner:
         ignored: np.ndarray,
         settings: Settings,
         progress: Progress | None = None,
-    ) -> list[ScannedPair | None]:
+    ) -> list[ScannedPair | PackedPair | None]:
         count = workers()
         few = len(candidates) < PARALLEL_PAIRS or count < 2
         if not candidates or (few and not on_cluster()):
@@ -292,14 +293,15 @@ def parallel_aligner(root: Path, known: Mapping[str, Known]) -> ScanAligner:
         chunks = [ordered[i : i + size] for i in range(0, len(ordered), size)]
         jobs = [(root, _known_of(chunk, known), chunk, ignored, settings) for chunk in chunks]
         del ordered, chunks
-        aligned: list[ScannedPair | None] = []
+        aligned: list[Packed | None] = []
         with process_pool(count, afresh=True) as pool:
             done = Sized(pool.map(_align_chunk, jobs), len(jobs))
             for found in progress(done) if progress else done:
                 aligned.extend(found)
-        results: list[ScannedPair | None] = [None] * len(candidates)
-        for at, outcome in zip(order, aligned, strict=True):
-            results[at] = outcome
+        results: list[ScannedPair | PackedPair | None] = [None] * len(candidates)
+        for at, packed in zip(order, aligned, strict=True):
+            if packed is not None:
+                results[at] = PackedPair(candidates[at].a, candidates[at].b, packed)
         return results
 
     return align
@@ -334,11 +336,13 @@ def _known_of(chunk: list[Candidate], known: Mapping[str, Known]) -> dict[str, K
     return {name: known[name] for candidate in chunk for name in (candidate.a, candidate.b)}
 
 
-def _align_chunk(job: tuple) -> list[ScannedPair | None]:
-    """Align a chunk of candidates in a worker, reading the files under ``root``."""
+def _align_chunk(job: tuple) -> list[Packed | None]:
+    """Align a chunk of candidates in a worker, reading the files under ``root``; each
+    outcome packed (doublet/scanned): sent back and held so until reported."""
     root, known, chunk, ignored, settings = job
     documents = _ChunkDocuments(root, known, [name for c in chunk for name in (c.a, c.b)])
-    return align_here(chunk, documents.load, ignored, settings)
+    aligned = align_here(chunk, documents.load, ignored, settings)
+    return [None if pair is None else pack(pair) for pair in aligned]
 
 
 class _ChunkDocuments:

@@ -31,11 +31,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import msgpack
 import numpy as np
 
 import doublet
@@ -45,11 +44,19 @@ from doublet.engine.distinct import distinct
 from doublet.engine.hashing import mix64
 from doublet.engine.index import FINGERPRINTS, Index
 from doublet.engine.matching import Settings
-from doublet.engine.passages import Passage, Side
-from doublet.engine.resemblance import Resemblance
 from doublet.engine.selection import Selection, as_data, from_data
 from doublet.rows import Rows
-from doublet.scanned import ScannedPair, ScannedPassage
+from doublet.scanned import (
+    BAD_VALUES,
+    Packed,
+    PackedPair,
+    Reported,
+    ScannedPair,
+    pack,
+    plain_values,
+    reported_values,
+    unpacked,
+)
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +72,6 @@ VERSION = 5
 
 #: What a kept outcome was aligned from: (signature of A, of B, evidence).
 Basis = tuple[bytes, bytes, int]
-#: Whether an outcome is reported: (similarity, has passages, resemblance or None).
-Reported = Callable[[float, bool, "float | None"], bool]
 
 
 @dataclass
@@ -94,11 +99,11 @@ class ScanStore:
         try:
             found = []
             for (a, b), (_, outcome) in self.outcomes.items():
-                plain = _values(outcome) if isinstance(outcome, bytes) else outcome  # once
-                if _reported(plain, reported):
-                    found.append(_pair(a, b, plain) if isinstance(plain, list) else plain)
+                plain = plain_values(outcome) if isinstance(outcome, bytes) else outcome  # once
+                if reported_values(plain, reported):
+                    found.append(unpacked(a, b, plain) if isinstance(plain, list) else plain)
             return found
-        except _BAD_VALUES as exc:
+        except BAD_VALUES as exc:
             log.warning("the last scan's pairs are not used: one is malformed (%s)", exc)
             self.outcomes = {}
             return None
@@ -111,8 +116,9 @@ class ScanStore:
             self.outcomes = {}
         self.settings, self.state, self.limit = settings, state, limit
 
-    def kept(self, candidate: Candidate, basis: Basis | None) -> ScannedPair | None:
-        """The outcome kept for a candidate aligned from the same ``basis``, if any."""
+    def kept(self, candidate: Candidate, basis: Basis | None) -> ScannedPair | PackedPair | None:
+        """The outcome kept for a candidate aligned from the same ``basis``, if any (one
+        read from the file stays packed: made whole once here, to know it is sound)."""
         if basis is None:
             return None
         found = self.outcomes.get((candidate.a, candidate.b))
@@ -122,10 +128,11 @@ class ScanStore:
         if not isinstance(outcome, bytes):
             return outcome
         try:
-            return _pair(candidate.a, candidate.b, _values(outcome))
-        except _BAD_VALUES as exc:
+            unpacked(candidate.a, candidate.b, plain_values(outcome))
+        except BAD_VALUES as exc:
             log.warning("a kept pair is malformed and aligned again (%s)", exc)
             return None
+        return PackedPair(candidate.a, candidate.b, outcome)
 
     @staticmethod
     def path_of(root: Path) -> Path:
@@ -166,7 +173,7 @@ class ScanStore:
 
         def rows() -> Iterator[list]:  # made as written: not all held at once
             for (a, b), (basis, pair) in self.outcomes.items():
-                packed = pair if isinstance(pair, bytes) else _packed(pair)
+                packed = pair if isinstance(pair, bytes) else pack(pair)
                 yield [names[a], names[b], *basis, packed]
 
         data = {
@@ -192,7 +199,7 @@ def _selection(data: dict) -> Selection | None:
         return None
     try:
         return from_data(kept)
-    except (*_BAD_VALUES, AttributeError) as exc:
+    except (*BAD_VALUES, AttributeError) as exc:
         log.warning("the last scan's candidates are selected again: malformed (%s)", exc)
         return None
 
@@ -262,107 +269,3 @@ def basis_of(candidate: Candidate, signatures: dict[str, bytes | None]) -> Basis
     if sig_a is None or sig_b is None:
         return None
     return (sig_a, sig_b, evidence_of(candidate))
-
-
-# --- a pair as plain values -------------------------------------------------------------
-
-#: What plain values that are not an outcome's raise when they are made into one.
-_BAD_VALUES = (
-    ValueError,
-    TypeError,
-    IndexError,
-    KeyError,
-    OverflowError,
-    msgpack.UnpackException,
-)
-
-_FIELDS = ("a_covered", "b_covered", "a_units", "b_units", "resemblance", "lexical", "passages")
-
-
-#: An outcome as kept: its plain values (``_plain``), packed in msgpack. A scan of
-#: 100,000 documents keeps 100,000 outcomes: as nested lists they took 144 MB of the
-#: memory of the next scan, packed 61 MB; each is unpacked when it is asked for.
-Packed = bytes
-
-
-def _packed(pair: ScannedPair) -> Packed:
-    return msgpack.packb(_plain(pair), use_bin_type=True)
-
-
-def _values(outcome: Packed) -> list:
-    """An outcome's plain values; ValueError if they are not an outcome's."""
-    values = msgpack.unpackb(outcome, raw=False)
-    if not isinstance(values, list) or len(values) != len(_FIELDS):
-        raise ValueError("an outcome of another shape")
-    return values
-
-
-def _reported(outcome: ScannedPair | list, reported: Reported) -> bool:
-    """``reported`` of an outcome, asked of its plain values without making the pair."""
-    if isinstance(outcome, ScannedPair):
-        score = outcome.resemblance.score if outcome.lexical else None
-        return reported(outcome.similarity, bool(outcome.passages), score)
-    a_covered, b_covered, a_units, b_units, resemblance, lexical, passages = outcome
-    similarity = (a_covered + b_covered) / max(a_units + b_units, 1)
-    return reported(similarity, bool(passages), resemblance[3] if lexical else None)
-
-
-def _plain(pair: ScannedPair) -> list:
-    r = pair.resemblance
-    return [
-        pair.a_covered,
-        pair.b_covered,
-        pair.a_units,
-        pair.b_units,
-        [r.structure, r.literals, r.names, r.score],
-        pair.lexical,
-        [_plain_passage(p) for p in pair.passages],
-    ]
-
-
-def _plain_passage(kept: ScannedPassage) -> list:
-    p = kept.passage
-    return [
-        [p.a.start, p.a.end, p.a.first, p.a.stop],
-        [p.b.start, p.b.end, p.b.first, p.b.stop],
-        p.matched,
-        p.score,
-        p.longest_run,
-        p.seeds,
-        p.paraphrase,
-        list(kept.a_lines),
-        list(kept.b_lines),
-        kept.digest,
-    ]
-
-
-def _pair(a: str, b: str, values: Sequence) -> ScannedPair:
-    a_covered, b_covered, a_units, b_units, resemblance, lexical, passages = values
-    return ScannedPair(
-        a,
-        b,
-        tuple(_passage(*p) for p in passages),
-        int(a_covered),
-        int(b_covered),
-        int(a_units),
-        int(b_units),
-        Resemblance(*(float(x) for x in resemblance)),
-        bool(lexical),
-    )
-
-
-def _passage(a, b, matched, score, longest_run, seeds, paraphrase, a_lines, b_lines, digest):
-    return ScannedPassage(
-        Passage(
-            Side(*(int(x) for x in a)),
-            Side(*(int(x) for x in b)),
-            int(matched),
-            float(score),
-            int(longest_run),
-            int(seeds),
-            bool(paraphrase),
-        ),
-        (int(a_lines[0]), int(a_lines[1])),
-        (int(b_lines[0]), int(b_lines[1])),
-        str(digest),
-    )

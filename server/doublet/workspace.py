@@ -62,7 +62,7 @@ from doublet.parallel import (
     threaded_parts,
 )
 from doublet.scan_store import ScanStore, basis_of, document_signatures, settings_signature
-from doublet.scanned import ScannedPair, ranked
+from doublet.scanned import Packed, PackedPair, ScannedPair, ranked, ranked_outcomes
 from doublet.skipped import NotText, Skipped
 from doublet.sources import read_bytes, read_document
 
@@ -742,7 +742,7 @@ class Workspace:
 
     def scan(
         self, progress: Progress | None = None, parallel: bool = False, keep: bool = False
-    ) -> list[ScannedPair]:
+    ) -> Sequence[ScannedPair]:
         """The pairs of :meth:`pairs`, as a report shows them (doublet/scanned).
 
         ``parallel`` aligns big scans on every core; the worker processes read the
@@ -769,16 +769,9 @@ class Workspace:
                     store.state = state  # the next scan of this index may take it whole
                 if keep:
                     store.save(self.root)
-                found = [
-                    pair
-                    for pair in outcomes
-                    if pair is not None
-                    and reported(
-                        pair.similarity,
-                        bool(pair.passages),
-                        pair.resemblance.score if pair.lexical else None,
-                    )
-                ]
+                found = ranked_outcomes(outcomes, reported)
+                if not self.config.ignore:
+                    return found  # the packed ones made as they are reported
             kept = [(pair, self._unignored_scanned(pair)) for pair in found]
             return ranked([shown for pair, shown in kept if shown.passages or not pair.passages])
 
@@ -789,7 +782,7 @@ class Workspace:
         progress: Progress | None,
         parallel: bool,
         keep: bool = False,
-    ) -> list[ScannedPair | None]:
+    ) -> list[ScannedPair | PackedPair | None]:
         """Every candidate's outcome: kept in ``store`` if aligned from the same basis,
         else aligned now; ``store`` then holds this scan's outcomes only (and, if
         ``keep``, its selection of candidates)."""
@@ -803,7 +796,7 @@ class Workspace:
             self.index, (name for c in candidates for name in (c.a, c.b)), ignored, _Stamp.digest_of
         )
         bases = [basis_of(c, signatures) for c in candidates]
-        outcomes: list[ScannedPair | None] = [
+        outcomes: list[ScannedPair | PackedPair | None] = [
             store.kept(c, b) for c, b in zip(candidates, bases, strict=True)
         ]
         todo = [i for i, outcome in enumerate(outcomes) if outcome is None]
@@ -819,7 +812,7 @@ class Workspace:
             outcomes[i] = outcome
         aligned_now = set(todo)
         store.outcomes = {
-            (c.a, c.b): (basis, outcome if i in aligned_now else kept[c.a, c.b][1])
+            (c.a, c.b): (basis, _kept_as(outcome) if i in aligned_now else kept[c.a, c.b][1])
             for i, (c, basis, outcome) in enumerate(zip(candidates, bases, outcomes, strict=True))
             if basis is not None and outcome is not None
         }
@@ -976,6 +969,11 @@ class _Saving:
 
     def __exit__(self, *exc: object) -> None:
         self.lock.release()
+
+
+def _kept_as(outcome: ScannedPair | PackedPair) -> ScannedPair | Packed:
+    """What the scan store keeps of an outcome aligned now: a packed one as packed."""
+    return outcome.packed if isinstance(outcome, PackedPair) else outcome
 
 
 def _size(keys: DocumentKeys) -> int:
