@@ -95,3 +95,55 @@ def test_an_aligned_pair_comes_back_from_a_worker_as_it_went() -> None:
     back = pickle.loads(pickle.dumps(pair, protocol=pickle.HIGHEST_PROTOCOL))
     assert back == pair and back.passages[0].passage.paraphrase
     assert type(back.passages[0].passage.a) is Side and back.resemblance == pair.resemblance
+
+
+def test_packed_outcomes_are_ranked_and_reported_as_the_pairs_they_hold() -> None:
+    """A scan's outcomes, some packed (from the aligners), some whole (kept or aligned
+    here): the reported ones in the order ``ranked`` gives the pairs, the same pairs."""
+    import random
+
+    from doublet.engine.passages import Passage, Side
+    from doublet.engine.resemblance import Resemblance
+    from doublet.scanned import (
+        PackedPair,
+        ScannedPair,
+        ScannedPassage,
+        pack,
+        ranked,
+        ranked_outcomes,
+    )
+
+    rnd = random.Random(5)
+
+    def pair(number: int) -> ScannedPair:
+        passages = []
+        for _ in range(rnd.randint(0, 3)):
+            start, length = rnd.randint(0, 500), rnd.choice([40, 80, 80, 120])
+            side = Side(start, start + length, start, start + length)
+            passages.append(
+                ScannedPassage(Passage(side, side, length, 1.0, length, 3), (1, 2), (1, 2), "d")
+            )
+        covered = sum(p.passage.a.units for p in passages)
+        score = rnd.choice([0.1, 0.25, 0.5])
+        return ScannedPair(
+            f"d{number % 7}.txt",
+            f"e{number}.txt",
+            tuple(passages),
+            covered,
+            covered,
+            1000,
+            1000,
+            Resemblance(score, 0.0, 0.0, score),
+            False,
+        )
+
+    pairs = [pair(n) for n in range(60)]
+    outcomes = [PackedPair(p.a, p.b, pack(p)) if n % 2 else p for n, p in enumerate(pairs)] + [None]
+
+    def reported(similarity: float, passages: bool, score: float | None) -> bool:
+        return passages and similarity >= 0.05
+
+    found = ranked_outcomes(outcomes, reported)
+    expected = ranked([p for p in pairs if reported(p.similarity, bool(p.passages), None)])
+    assert len(found) == len(expected) > 10
+    assert list(found) == expected and found == expected and found[3] == expected[3]
