@@ -242,3 +242,45 @@ def test_where_an_open_file_cannot_be_renamed_nothing_is_kept_to_read_back(
     index_store.save(index, indexed.root, readable=readable)
     assert readable == {}
     assert _tables(index_store.load(indexed.root)) == _tables(index)
+
+
+@pytest.mark.parametrize("change", ["edited", "touched"])
+def test_a_stored_index_saved_again_is_merged_as_it_is_written(
+    indexed: Workspace, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    """A batch save of an index whose postings are left in the last save's file (a
+    scan after an edit, or after a touch that changed nothing but a stamp) writes each
+    kind merged with what is new and without the removed, a slice at a time as it reads
+    the old file: never held whole. The new file holds what a plain save would, and
+    the index reads its postings back from there."""
+    from doublet.engine import index as index_module
+
+    index, readable = _stored_copy(indexed, 1)
+    assert index.keep_postings_in(readable)
+    names = index.names()
+    if change == "edited":
+        document = indexed.document(names[1])
+        index.remove(names[0])
+        index.add("another.txt", document.keys, document.mode)
+    else:
+        index.set_stamp(names[0], b"touched")
+    expected = _tables(index.snapshot())  # a plain export: each kind merged whole
+    monkeypatch.setattr(index_module, "_SLICE", 1000)
+    monkeypatch.setattr(index_module, "_merged_from", None)  # called: a TypeError
+    reads: list[int] = []
+    read = index_store._StoredPostings.read
+
+    def counted(self, lo: int, hi: int):
+        reads.append(min(hi, len(self)) - lo)
+        return read(self, lo, hi)
+
+    monkeypatch.setattr(index_store._StoredPostings, "read", counted)
+    index.fold_pending()  # as a batch save does first: the stored kinds are left
+    again: index_store.Readable = {}
+    index_store.save(index, indexed.root, readable=again)
+    assert len(reads) > 3 * len(KINDS) and max(reads) <= 1000
+    assert index.keep_postings_in(again)
+    assert all(table._base is None for table in index._tables.values())
+    monkeypatch.undo()
+    assert _tables(index_store.load(indexed.root)) == expected
+    assert _tables(index) == expected  # read back from the new file

@@ -69,3 +69,31 @@ def test_rows_made_as_they_are_written_are_the_same_file_as_a_list(tmp_path) -> 
     with pytest.raises(ValueError):
         index_store.write_checked(tmp_path / "c", "f.msgpack", short, b"TEST", 1)
     assert not (tmp_path / "c" / ".doublet" / "f.msgpack").exists()
+
+
+def test_an_array_written_in_pieces_is_the_same_file_and_must_keep_its_length(
+    tmp_path,
+) -> None:
+    """A StreamedArray (a kind merged as it is written) writes the bytes the whole array
+    does; one that gives fewer or more values than its head announced is an error, and
+    no file is left that would read wrong."""
+    from doublet.engine.index import StreamedArray
+
+    values = np.arange(2500, dtype=np.uint32) * 7
+
+    def pieces(stop: int):
+        return lambda: (values[lo : min(lo + 1000, stop)] for lo in range(0, stop, 1000))
+
+    for folder in "abcd":
+        (tmp_path / folder).mkdir()
+    whole = {"keys": values, "after": "end"}
+    index_store.write_checked(tmp_path / "a", "f.msgpack", whole, b"TEST", 1)
+    streamed = {"keys": StreamedArray(values.dtype, 2500, pieces(2500)), "after": "end"}
+    index_store.write_checked(tmp_path / "b", "f.msgpack", streamed, b"TEST", 1)
+    written = (tmp_path / "a" / ".doublet" / "f.msgpack").read_bytes()
+    assert (tmp_path / "b" / ".doublet" / "f.msgpack").read_bytes() == written
+    for folder, length in (("c", 2501), ("d", 2499)):
+        wrong = {"keys": StreamedArray(values.dtype, length, pieces(2500))}
+        with pytest.raises(ValueError):
+            index_store.write_checked(tmp_path / folder, "f.msgpack", wrong, b"TEST", 1)
+        assert not (tmp_path / folder / ".doublet" / "f.msgpack").exists()

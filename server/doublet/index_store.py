@@ -49,7 +49,7 @@ from typing import NamedTuple
 import msgpack
 import numpy as np
 
-from doublet.engine.index import KINDS, Index, StoredPostings
+from doublet.engine.index import KINDS, Index, StoredPostings, StreamedArray
 from doublet.rows import Rows
 from doublet.skipped import NotText
 from doublet.sources import open_regular
@@ -200,21 +200,26 @@ def _write_payload(
     that read into memory it is aligned (numpy copies unaligned arrays to search them:
     three times slower). The arrays go from memory to the file without being copied
     into one big buffer. ``placed``, if given, notes where in the file each lies."""
-    arrays: list[np.ndarray] = []
+    arrays: list[np.ndarray | StreamedArray] = []
     offset = 0
 
     def raw_array(value: object) -> msgpack.ExtType:
         nonlocal offset
-        if not isinstance(value, np.ndarray) or value.ndim != 1:
+        if isinstance(value, StreamedArray):
+            raw: np.ndarray | StreamedArray = value
+            dtype, length = value.dtype.newbyteorder("<"), value.length
+        elif isinstance(value, np.ndarray) and value.ndim == 1:
+            raw = np.ascontiguousarray(value, dtype=value.dtype.newbyteorder("<"))
+            dtype, length = raw.dtype, raw.shape[0]
+        else:
             raise TypeError(f"cannot save {type(value).__name__}")
-        raw = np.ascontiguousarray(value, dtype=value.dtype.newbyteorder("<"))
-        if raw.dtype.str not in _RAW_TYPES:
-            raise TypeError(f"cannot save an array of {raw.dtype}")
-        where = msgpack.packb([offset, raw.dtype.str, raw.shape[0]])
+        if dtype.str not in _RAW_TYPES:
+            raise TypeError(f"cannot save an array of {dtype}")
+        where = msgpack.packb([offset, dtype.str, length])
         if placed is not None:
             placed.offsets[id(value)] = offset
         arrays.append(raw)
-        offset += _aligned(raw.nbytes)
+        offset += _aligned(length * dtype.itemsize)
         return msgpack.ExtType(_ARRAY, where)
 
     packer = msgpack.Packer(use_bin_type=True, default=raw_array)
@@ -236,8 +241,24 @@ def _write_payload(
     if placed is not None:
         placed.raw_start = _aligned(at + 8 + length)
     for raw in arrays:
+        size = _write_array(out, raw)
+        out.write(bytes(_aligned(size) - size))
+
+
+def _write_array(out: _HashingWriter, array: np.ndarray | StreamedArray) -> int:
+    """Write an array (a streamed one a piece at a time); the bytes written."""
+    if isinstance(array, np.ndarray):
+        out.write(memoryview(array).cast("B"))
+        return array.nbytes
+    dtype = array.dtype.newbyteorder("<")
+    count = 0
+    for piece in array.pieces():
+        raw = np.ascontiguousarray(piece, dtype=dtype)
         out.write(memoryview(raw).cast("B"))
-        out.write(bytes(_aligned(raw.nbytes) - raw.nbytes))
+        count += raw.shape[0]
+    if count != array.length:  # the head said otherwise: this file must not be used
+        raise ValueError(f"a streamed array gave {count} values, not {array.length}")
+    return count * dtype.itemsize
 
 
 #: Payloads from this size on are checksummed on another thread while being read.
@@ -596,7 +617,9 @@ def _save(
     folder = _folder(root)
     with lock:
         snapshot = index.snapshot()
-    data = snapshot.export()
+    # a stored base is merged as it is written, where it will be read back from
+    streamed = readable is not None and shards <= 1
+    data = snapshot.export(streamed=streamed)
     data["documents"] = _pack_documents(data["documents"])
     data["state"] = secrets.token_hex(8)  # names this save (Index.saved_as)
     _remove_stale(folder)
@@ -632,6 +655,14 @@ def _save(
     if head is not None:
         for kind in KINDS:
             stored[kind].append(head.piece(**data[kind]))
+        if head.file is not None:  # the streamed kinds are now where they were written
+            snapshot.settle_streamed(
+                {
+                    kind: _StoredPostings(stored[kind])
+                    for kind in KINDS
+                    if isinstance(data[kind]["keys"], StreamedArray)
+                }
+            )
     with lock:
         index.saved_as = data["state"]
         taken = index.take_merged(snapshot)  # what the export folded, not folded again
