@@ -497,6 +497,7 @@ def _merged_from(
     for part in merge.parts():
         keys[at : at + len(part)], positions[at : at + len(part)] = part.keys, part.positions
         at += len(part)
+    assert at == len(merge)  # as counted beforehand
     return _Segment(keys, positions)
 
 
@@ -1266,8 +1267,8 @@ class Index:
     def _drop_dead(self, streamed: bool = False) -> dict[str, _StreamedMerge]:
         """Fold every segment into the base and drop removed documents' postings; the
         live ones keep their positions (compacted instead when most of the position
-        space would be unused). With ``streamed``, a stored base with anything to fold
-        is left as it is, and its fold given back, to be written (``export``)."""
+        space would be unused). With ``streamed``, a stored base is left as it is, and
+        its fold given back, to be written (``export``)."""
         live, removed = self._live_and_removed()
         if self._sparse(live):
             self._compact()
