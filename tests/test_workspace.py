@@ -1639,6 +1639,33 @@ def test_a_worker_reads_documents_in_batches_and_keeps_few(
     assert len(reads) - len(asked) < len(documents.order)
 
 
+def test_a_worker_lets_go_of_each_document_once_asked_for_the_last_time(tmp_path: Path) -> None:
+    """A worker holds only the documents still to be asked for: each is read once, and
+    dropped as soon as the last pair that needs it has asked for it."""
+    from doublet import parallel
+    from doublet.engine.candidates import all_candidates
+
+    root = tmp_path / "ws"
+    for path in sorted(CLOUGH.glob("*task[ab].txt")):
+        write(root, path.name, path.read_bytes())
+    workspace, _ = refreshed(root)
+    candidates, _ = all_candidates(workspace.index, workspace.settings().max_docs)
+    ordered = [candidates[i] for i in parallel.neighbourhood_order(candidates)]
+    needed = [name for c in ordered for name in (c.a, c.b)]
+    known = {e.name: (e.mode, e.units) for e in workspace.index.entries()}
+    documents = parallel._ChunkDocuments(root, known, needed)
+    reads = []
+    read = documents._read
+    documents._read = lambda rel: reads.append(rel) or read(rel)
+    last = {name: at for at, name in enumerate(needed)}
+    for at, name in enumerate(needed):
+        assert documents.load(name).name == name
+        # read ahead a batch at a time; held only until asked for the last time
+        assert all(last[held] > at for held in documents.cache)
+    assert len(candidates) > 20 and not documents.cache and documents.chars == 0
+    assert sorted(reads) == sorted(set(needed))  # each read once
+
+
 def test_a_refresh_lets_an_editors_question_go_first(root: Path) -> None:
     workspace = Workspace.open(root)
     workspace.refresh()

@@ -13,6 +13,7 @@ text, which only a scan aligns whole, boilerplate included (engine/candidates).
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
@@ -94,12 +95,15 @@ def align_each(
 ) -> Iterator[PairResult | None]:
     """Each candidate aligned, in order, reported or not (a scan keeps every outcome:
     scan_store); None for one whose document the loader can no longer give."""
-    usable: dict[str, Fingerprints] = {}  # each document's fingerprints minus the ignored
+    # each document's fingerprints minus the ignored, as long as the loader holds it
+    # (a worker's documents are let go of once aligned: parallel)
+    usable: weakref.WeakKeyDictionary[Document, Fingerprints] = weakref.WeakKeyDictionary()
 
     def fingerprints_of(document: Document) -> Fingerprints:
-        if document.name not in usable:
-            usable[document.name] = without(document.fingerprints, ignored)
-        return usable[document.name]
+        found = usable.get(document)
+        if found is None:
+            found = usable[document] = without(document.fingerprints, ignored)
+        return found
 
     def loaded(candidate: Candidate) -> tuple[Document, Document] | None:
         try:
