@@ -384,8 +384,8 @@ class _ChunkDocuments:
         return document
 
     def _let_go_of_done(self) -> None:
-        """Drop the documents asked for the last time (one asked for again, were the
-        count ever behind, is read again)."""
+        """Drop the documents asked for the last time (were they ever asked for in
+        another order than ``needed``, one dropped too soon would be read again)."""
         ending = self.last_asked
         while self.done < len(ending) and ending[self.done][0] < self.asked:
             dropped = self.cache.pop(ending[self.done][1], None)
